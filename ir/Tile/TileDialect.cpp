@@ -1,0 +1,122 @@
+//===- TileDialect.cpp - the tile dialect, its types and enums -----------===//
+
+#include "ir/Tile/TileDialect.h"
+#include "ir/Tile/TileOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/Transforms/InliningUtils.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+#include "ir/Tile/TileDialect.cpp.inc"
+#include "ir/Tile/TileEnums.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "ir/Tile/TileTypes.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "ir/Tile/TileAttrs.cpp.inc"
+
+namespace {
+/// Every tile op may be inlined: none refers to its enclosing function.
+struct TileInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+};
+} // namespace
+
+void TileDialect::initialize() {
+  registerTypes();
+  registerAttributes();
+  addOperations<
+#define GET_OP_LIST
+#include "ir/Tile/TileOps.cpp.inc"
+      >();
+  addInterfaces<TileInlinerInterface>();
+}
+
+void TileDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "ir/Tile/TileTypes.cpp.inc"
+      >();
+}
+
+void TileDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "ir/Tile/TileAttrs.cpp.inc"
+      >();
+}
+
+Operation *TileDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                            Type type, Location loc) {
+  return arith::ConstantOp::materialize(builder, value, type, loc);
+}
+
+LogicalResult
+PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
+                    Type pointeeType, int addressSpace) {
+  if (!isa<IntegerType, FloatType, PointerType>(pointeeType))
+    return emitError() << "pointee must be an integer, a float or a pointer, "
+                          "got "
+                       << pointeeType;
+  if (addressSpace < 0)
+    return emitError() << "address space must be non-negative, got "
+                       << addressSpace;
+  return success();
+}
+
+Type mlir::tile::getSameShapeAs(Type like, Type elementType) {
+  if (auto tensor = dyn_cast<RankedTensorType>(like))
+    return RankedTensorType::get(tensor.getShape(), elementType);
+  return elementType;
+}
+
+Type mlir::tile::getPointeeType(Type type) {
+  auto ptr = dyn_cast<PointerType>(getElementTypeOrSelf(type));
+  if (!ptr)
+    return {};
+  return getSameShapeAs(type, ptr.getPointeeType());
+}
+
+Type mlir::tile::getI1SameShape(Type type) {
+  return getSameShapeAs(type, IntegerType::get(type.getContext(), 1));
+}
+
+static LogicalResult checkPowerOfTwo(Operation *op, Type type, StringRef what,
+                                     unsigned index) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return success();
+  for (auto [dim, size] : llvm::enumerate(tensor.getShape())) {
+    if (ShapedType::isDynamic(size))
+      return op->emitOpError() << what << " #" << index << " has a dynamic "
+                               << "dimension " << dim
+                               << "; tile tensors have static shapes";
+    if (!llvm::isPowerOf2_64(size))
+      return op->emitOpError()
+             << what << " #" << index << " has dimension " << dim
+             << " of size " << size << ", which is not a power of two";
+  }
+  return success();
+}
+
+LogicalResult mlir::tile::OpTrait::verifyPowerOfTwoShapes(Operation *op) {
+  for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(checkPowerOfTwo(op, type, "operand", i)))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+    if (failed(checkPowerOfTwo(op, type, "result", i)))
+      return failure();
+  return success();
+}

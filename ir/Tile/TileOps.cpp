@@ -1,0 +1,596 @@
+//===- TileOps.cpp - verifiers, folders and canonicalizations of tile ops -===//
+
+#include "ir/Tile/TileOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+#define GET_OP_CLASSES
+#include "ir/Tile/TileOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// The shape of a value's type: empty for a scalar.
+static ArrayRef<int64_t> shapeOf(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.getShape();
+  return {};
+}
+
+static std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  llvm::raw_string_ostream os(s);
+  llvm::interleaveComma(shape, os);
+  os << "]";
+  return s;
+}
+
+/// A splat constant reshaped to `type`, or null when `value` is not one.
+static Attribute reshapeSplatConstant(Attribute value, Type type) {
+  auto splat = dyn_cast_if_present<SplatElementsAttr>(value);
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!splat || !shaped)
+    return {};
+  return SplatElementsAttr::get(shaped, splat.getSplatValue<Attribute>());
+}
+
+namespace {
+/// A shape-only op of a splat is a splat of the new shape:
+/// `op(splat x) -> splat x`.
+template <typename OpTy>
+struct ShapeOpOfSplat : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto splat = op.getSrc().template getDefiningOp<SplatOp>();
+    if (!splat)
+      return failure();
+    rewriter.replaceOpWithNewOp<SplatOp>(op, op.getType(), splat.getSrc());
+    return success();
+  }
+};
+
+/// Two shape-only ops of one kind in a row are one:
+/// `op(op x) -> op x` (for broadcast and reshape).
+template <typename OpTy>
+struct ShapeOpOfSameOp : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getSrc().template getDefiningOp<OpTy>();
+    if (!inner)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getSrcMutable().assign(inner.getSrc());
+      if constexpr (std::is_same_v<OpTy, ReshapeOp>)
+        op.setAllowReorder(op.getAllowReorder() || inner.getAllowReorder());
+    });
+    return success();
+  }
+};
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// MakeRangeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MakeRangeOp::verify() {
+  auto type = getType();
+  if (type.getRank() != 1)
+    return emitOpError() << "result must be 1-D, got rank " << type.getRank();
+  int64_t start = getStart(), end = getEnd();
+  if (start >= end)
+    return emitOpError() << "start " << start << " must be less than end "
+                         << end;
+  if (end - start != type.getDimSize(0))
+    return emitOpError() << "result has " << type.getDimSize(0)
+                         << " elements but the range [" << start << ", "
+                         << end << ") has " << end - start;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SplatOp
+//===----------------------------------------------------------------------===//
+
+OpFoldResult SplatOp::fold(FoldAdaptor adaptor) {
+  auto value = adaptor.getSrc();
+  if (!isa_and_present<IntegerAttr, FloatAttr>(value))
+    return {};
+  return SplatElementsAttr::get(getType(), value);
+}
+
+//===----------------------------------------------------------------------===//
+// BroadcastOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastOp::verify() {
+  auto srcShape = getSrc().getType().getShape();
+  auto resShape = getType().getShape();
+  if (srcShape.size() != resShape.size())
+    return emitOpError() << "operand of rank " << srcShape.size()
+                         << " cannot broadcast to rank " << resShape.size()
+                         << "; use tile.expand_dims first";
+  for (auto [dim, sizes] : llvm::enumerate(llvm::zip(srcShape, resShape))) {
+    auto [from, to] = sizes;
+    if (from != to && from != 1)
+      return emitOpError() << "dimension " << dim << " of the operand has size "
+                           << from << ", which is neither 1 nor the result's "
+                           << to;
+  }
+  return success();
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
+  if (getSrc().getType() == getType())
+    return getSrc();
+  return reshapeSplatConstant(adaptor.getSrc(), getType());
+}
+
+void BroadcastOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<ShapeOpOfSplat<BroadcastOp>, ShapeOpOfSameOp<BroadcastOp>>(
+      context);
+}
+
+//===----------------------------------------------------------------------===//
+// ExpandDimsOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ExpandDimsOp::verify() {
+  auto srcShape = getSrc().getType().getShape();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis > static_cast<int64_t>(srcShape.size()))
+    return emitOpError() << "axis " << axis << " is out of range for an "
+                         << "operand of rank " << srcShape.size()
+                         << " (expected 0 to " << srcShape.size() << ")";
+  SmallVector<int64_t> expected(srcShape);
+  expected.insert(expected.begin() + axis, 1);
+  if (getType().getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "result shape " << shapeStr(getType().getShape())
+                         << " should be " << shapeStr(expected);
+  return success();
+}
+
+OpFoldResult ExpandDimsOp::fold(FoldAdaptor adaptor) {
+  return reshapeSplatConstant(adaptor.getSrc(), getType());
+}
+
+void ExpandDimsOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                               MLIRContext *context) {
+  results.add<ShapeOpOfSplat<ExpandDimsOp>>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// ReshapeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  int64_t from = getSrc().getType().getNumElements();
+  int64_t to = getType().getNumElements();
+  if (from != to)
+    return emitOpError() << "operand has " << from << " elements but the "
+                         << "result has " << to;
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getSrc().getType() == getType())
+    return getSrc();
+  return reshapeSplatConstant(adaptor.getSrc(), getType());
+}
+
+void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                            MLIRContext *context) {
+  results.add<ShapeOpOfSplat<ReshapeOp>, ShapeOpOfSameOp<ReshapeOp>>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// TransOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransOp::verify() {
+  auto srcShape = getSrc().getType().getShape();
+  ArrayRef<int32_t> order = getOrder();
+  if (order.size() != srcShape.size())
+    return emitOpError() << "order has " << order.size()
+                         << " entries but the operand has rank "
+                         << srcShape.size();
+  SmallVector<bool> seen(order.size(), false);
+  for (int32_t dim : order) {
+    if (dim < 0 || dim >= static_cast<int32_t>(order.size()) || seen[dim])
+      return emitOpError() << "order [" << llvm::make_range(order.begin(),
+                                                             order.end())
+                           << "] is not a permutation of the operand's "
+                           << order.size() << " dimensions";
+    seen[dim] = true;
+  }
+  SmallVector<int64_t> expected;
+  for (int32_t dim : order)
+    expected.push_back(srcShape[dim]);
+  if (getType().getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "result shape " << shapeStr(getType().getShape())
+                         << " should be " << shapeStr(expected);
+  return success();
+}
+
+OpFoldResult TransOp::fold(FoldAdaptor adaptor) {
+  // trans(x) with the identity order -> x
+  if (llvm::equal(getOrder(), llvm::seq<int32_t>(0, getOrder().size())))
+    return getSrc();
+  if (auto constant = reshapeSplatConstant(adaptor.getSrc(), getType()))
+    return constant;
+  // trans(trans x) -> one trans of x with the composed order
+  auto inner = getSrc().getDefiningOp<TransOp>();
+  if (!inner)
+    return {};
+  SmallVector<int32_t> composed;
+  for (int32_t dim : getOrder())
+    composed.push_back(inner.getOrder()[dim]);
+  if (llvm::equal(composed, llvm::seq<int32_t>(0, composed.size())))
+    return inner.getSrc();
+  getSrcMutable().assign(inner.getSrc());
+  setOrder(composed);
+  return getResult();
+}
+
+//===----------------------------------------------------------------------===//
+// CatOp, JoinOp, SplitOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CatOp::verify() {
+  auto srcShape = getLhs().getType().getShape();
+  SmallVector<int64_t> expected(srcShape);
+  expected[0] *= 2;
+  if (getType().getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "result shape " << shapeStr(getType().getShape())
+                         << " should be " << shapeStr(expected);
+  return success();
+}
+
+LogicalResult JoinOp::verify() {
+  SmallVector<int64_t> expected(shapeOf(getLhs().getType()));
+  expected.push_back(2);
+  if (getType().getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "result shape " << shapeStr(getType().getShape())
+                         << " should be " << shapeStr(expected);
+  return success();
+}
+
+LogicalResult SplitOp::verify() {
+  auto srcShape = getSrc().getType().getShape();
+  if (srcShape.back() != 2)
+    return emitOpError() << "the last dimension of the operand must have size "
+                         << "2, got " << srcShape.back();
+  ArrayRef<int64_t> expected = srcShape.drop_back();
+  if (shapeOf(getOutLHS().getType()) != expected)
+    return emitOpError() << "result shape "
+                         << shapeStr(shapeOf(getOutLHS().getType()))
+                         << " should be " << shapeStr(expected);
+  if (expected.empty() && isa<RankedTensorType>(getOutLHS().getType()))
+    return emitOpError() << "splitting a 1-D tensor gives scalars";
+  if (getElementTypeOrSelf(getOutLHS()) != getSrc().getType().getElementType())
+    return emitOpError() << "result element type must match the operand's";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// AddPtrOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AddPtrOp::verify() {
+  auto ptrShape = shapeOf(getPtr().getType());
+  auto offShape = shapeOf(getOffset().getType());
+  if (isa<RankedTensorType>(getPtr().getType()) !=
+          isa<RankedTensorType>(getOffset().getType()) ||
+      ptrShape != offShape)
+    return emitOpError() << "offset shape " << shapeStr(offShape)
+                         << " must match the pointer shape "
+                         << shapeStr(ptrShape);
+  return success();
+}
+
+OpFoldResult AddPtrOp::fold(FoldAdaptor adaptor) {
+  // addptr(p, 0) -> p
+  if (matchPattern(getOffset(), m_Zero()))
+    return getPtr();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// LoadOp and StoreOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LoadOp::verify() {
+  if (getOther() && !getMask())
+    return emitOpError() << "'other' is only meaningful with a mask";
+  return success();
+}
+
+void LoadOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(),
+                       SideEffects::DefaultResource::get());
+  // A volatile load must neither be merged with another nor removed.
+  if (getIsVolatile())
+    effects.emplace_back(MemoryEffects::Write::get(),
+                         SideEffects::DefaultResource::get());
+}
+
+namespace {
+/// A constant mask decides a load: all-true drops the mask, all-false gives
+/// `other` without reading memory.
+struct LoadWithConstantMask : public OpRewritePattern<LoadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LoadOp op,
+                                PatternRewriter &rewriter) const override {
+    Value mask = op.getMask();
+    if (!mask)
+      return failure();
+    if (matchPattern(mask, m_One())) {
+      rewriter.modifyOpInPlace(op, [&] {
+        op.getMaskMutable().clear();
+        op.getOtherMutable().clear();
+      });
+      return success();
+    }
+    if (matchPattern(mask, m_Zero()) && op.getOther() && !op.getIsVolatile()) {
+      rewriter.replaceOp(op, op.getOther());
+      return success();
+    }
+    return failure();
+  }
+};
+
+/// A constant mask decides a store: all-true drops the mask, all-false
+/// removes the store.
+struct StoreWithConstantMask : public OpRewritePattern<StoreOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(StoreOp op,
+                                PatternRewriter &rewriter) const override {
+    Value mask = op.getMask();
+    if (!mask)
+      return failure();
+    if (matchPattern(mask, m_One())) {
+      rewriter.modifyOpInPlace(op, [&] { op.getMaskMutable().clear(); });
+      return success();
+    }
+    if (matchPattern(mask, m_Zero())) {
+      rewriter.eraseOp(op);
+      return success();
+    }
+    return failure();
+  }
+};
+} // namespace
+
+void LoadOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                         MLIRContext *context) {
+  results.add<LoadWithConstantMask>(context);
+}
+
+void StoreOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                          MLIRContext *context) {
+  results.add<StoreWithConstantMask>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// Atomics
+//===----------------------------------------------------------------------===//
+
+/// Atomics act on 16-, 32- or 64-bit integers and floats.
+static LogicalResult verifyAtomicElement(Operation *op, Type elementType) {
+  if (!isa<IntegerType, FloatType>(elementType))
+    return op->emitOpError() << "atomics act on integers and floats, got "
+                             << elementType;
+  unsigned width = elementType.getIntOrFloatBitWidth();
+  if (width != 16 && width != 32 && width != 64)
+    return op->emitOpError() << "atomics act on 16-, 32- or 64-bit elements, "
+                             << "got " << elementType;
+  return success();
+}
+
+LogicalResult AtomicRMWOp::verify() {
+  Type element = getElementTypeOrSelf(getVal().getType());
+  if (failed(verifyAtomicElement(*this, element)))
+    return failure();
+  bool isFloat = isa<FloatType>(element);
+  switch (getKind()) {
+  case RMWKind::fadd:
+    if (!isFloat)
+      return emitOpError() << "'fadd' needs float elements, got " << element
+                           << "; use 'add' for integers";
+    break;
+  case RMWKind::add:
+  case RMWKind::umax:
+  case RMWKind::umin:
+  case RMWKind::And:
+  case RMWKind::Or:
+  case RMWKind::Xor:
+    if (isFloat)
+      return emitOpError() << "'" << stringifyRMWKind(getKind())
+                           << "' needs integer elements, got " << element;
+    break;
+  case RMWKind::max:
+  case RMWKind::min:
+  case RMWKind::xchg:
+    break;
+  }
+  return success();
+}
+
+LogicalResult AtomicCASOp::verify() {
+  return verifyAtomicElement(*this, getElementTypeOrSelf(getVal().getType()));
+}
+
+//===----------------------------------------------------------------------===//
+// DotOp
+//===----------------------------------------------------------------------===//
+
+static bool isFloat8(Type type) {
+  return isa<Float8E4M3FNType, Float8E5M2Type, Float8E4M3FNUZType,
+             Float8E5M2FNUZType, Float8E4M3B11FNUZType>(type);
+}
+
+LogicalResult DotOp::verify() {
+  auto aType = getA().getType(), bType = getB().getType(),
+       cType = getC().getType();
+  int64_t rank = aType.getRank();
+  if (rank != 2 && rank != 3)
+    return emitOpError() << "operands must be 2-D, or 3-D with a batch "
+                         << "dimension, got rank " << rank;
+  if (bType.getRank() != rank || cType.getRank() != rank)
+    return emitOpError() << "a, b and c must have the same rank";
+  auto a = aType.getShape(), b = bType.getShape(), c = cType.getShape();
+  if (rank == 3 && (a[0] != b[0] || a[0] != c[0]))
+    return emitOpError() << "batch dimensions differ: " << a[0] << ", " << b[0]
+                         << " and " << c[0];
+  int64_t m = a[rank - 2], k = a[rank - 1], n = b[rank - 1];
+  if (b[rank - 2] != k)
+    return emitOpError() << "a is " << m << "x" << k << " but b is "
+                         << b[rank - 2] << "x" << n
+                         << ": their inner dimensions differ";
+  if (c[rank - 2] != m || c[rank - 1] != n)
+    return emitOpError() << "accumulator is " << c[rank - 2] << "x"
+                         << c[rank - 1] << " but a * b is " << m << "x" << n;
+  Type aElem = aType.getElementType(), bElem = bType.getElementType(),
+       cElem = cType.getElementType();
+  if (aElem != bElem && !(isFloat8(aElem) && isFloat8(bElem)))
+    return emitOpError() << "a and b have different element types " << aElem
+                         << " and " << bElem;
+  if (isa<IntegerType>(aElem) != isa<IntegerType>(cElem))
+    return emitOpError() << "accumulator element type " << cElem
+                         << " does not suit inputs of " << aElem;
+  if (cElem.getIntOrFloatBitWidth() < aElem.getIntOrFloatBitWidth())
+    return emitOpError() << "accumulator element type " << cElem
+                         << " is narrower than the inputs' " << aElem;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ReduceOp and ScanOp
+//===----------------------------------------------------------------------===//
+
+/// Checks a combiner region: 2N scalar arguments (the accumulated values,
+/// then the new ones) of the operands' element types, returning N of them.
+static LogicalResult verifyCombiner(Operation *op, Region &region,
+                                    ValueRange srcs) {
+  Block &block = region.front();
+  unsigned n = srcs.size();
+  if (block.getNumArguments() != 2 * n)
+    return op->emitOpError() << "combiner must take " << 2 * n
+                             << " arguments (two per operand), got "
+                             << block.getNumArguments();
+  for (unsigned i = 0; i < 2 * n; ++i) {
+    Type expected = getElementTypeOrSelf(srcs[i % n].getType());
+    if (block.getArgument(i).getType() != expected)
+      return op->emitOpError()
+             << "combiner argument #" << i << " has type "
+             << block.getArgument(i).getType() << " but operand #" << i % n
+             << " has elements of type " << expected;
+  }
+  Operation *terminator = block.getTerminator();
+  if (terminator->getNumOperands() != n)
+    return op->emitOpError() << "combiner must return " << n
+                             << " values, got "
+                             << terminator->getNumOperands();
+  for (unsigned i = 0; i < n; ++i) {
+    Type expected = getElementTypeOrSelf(srcs[i].getType());
+    if (terminator->getOperand(i).getType() != expected)
+      return op->emitOpError()
+             << "combiner result #" << i << " has type "
+             << terminator->getOperand(i).getType() << " but must be "
+             << expected;
+  }
+  return success();
+}
+
+static LogicalResult verifyAxisAndCount(Operation *op, ValueRange srcs,
+                                        unsigned numResults, int64_t axis) {
+  if (srcs.empty())
+    return op->emitOpError() << "needs at least one operand";
+  if (numResults != srcs.size())
+    return op->emitOpError() << "has " << srcs.size() << " operands but "
+                             << numResults << " results";
+  int64_t rank = cast<RankedTensorType>(srcs[0].getType()).getRank();
+  if (axis < 0 || axis >= rank)
+    return op->emitOpError() << "axis " << axis << " is out of range for "
+                             << "operands of rank " << rank;
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  if (failed(verifyAxisAndCount(*this, getSrcs(), getNumResults(), getAxis())))
+    return failure();
+  for (auto [i, src, result] : llvm::enumerate(getSrcs(), getResult())) {
+    auto srcType = cast<RankedTensorType>(src.getType());
+    SmallVector<int64_t> shape(srcType.getShape());
+    shape.erase(shape.begin() + getAxis());
+    Type expected = shape.empty()
+                        ? srcType.getElementType()
+                        : Type(RankedTensorType::get(
+                              shape, srcType.getElementType()));
+    if (result.getType() != expected)
+      return emitOpError() << "result #" << i << " has type "
+                           << result.getType() << " but reducing axis "
+                           << getAxis() << " gives " << expected;
+  }
+  return success();
+}
+
+LogicalResult ReduceOp::verifyRegions() {
+  return verifyCombiner(*this, getCombineOp(), getSrcs());
+}
+
+LogicalResult ScanOp::verify() {
+  if (failed(verifyAxisAndCount(*this, getSrcs(), getNumResults(), getAxis())))
+    return failure();
+  for (auto [i, src, result] : llvm::enumerate(getSrcs(), getResult()))
+    if (src.getType() != result.getType())
+      return emitOpError() << "result #" << i << " has type "
+                           << result.getType() << " but operand #" << i
+                           << " has type " << src.getType();
+  return success();
+}
+
+LogicalResult ScanOp::verifyRegions() {
+  return verifyCombiner(*this, getCombineOp(), getSrcs());
+}
+
+//===----------------------------------------------------------------------===//
+// ExternElementwiseOp, PrintOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ExternElementwiseOp::verify() {
+  if (getSymbol().empty())
+    return emitOpError() << "needs the name of the function to call";
+  return success();
+}
+
+void ExternElementwiseOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  if (getPure())
+    return;
+  effects.emplace_back(MemoryEffects::Read::get(),
+                       SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(),
+                       SideEffects::DefaultResource::get());
+}
+
+LogicalResult PrintOp::verify() {
+  size_t numSigned = getIsSigned().size();
+  if (numSigned != 0 && numSigned != getArgs().size())
+    return emitOpError() << "isSigned has " << numSigned << " entries but "
+                         << "there are " << getArgs().size() << " arguments";
+  return success();
+}

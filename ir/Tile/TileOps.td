@@ -1,0 +1,524 @@
+//===- TileOps.td - operations of the tile dialect ----------*- tablegen -*-===//
+//
+// Each op follows the semantics of the Triton-IR op of the same name.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSERA_IR_TILE_TILEOPS_TD
+#define TESSERA_IR_TILE_TILEOPS_TD
+
+include "ir/Tile/TileDialect.td"
+include "ir/Tile/TileTypes.td"
+include "ir/Tile/TileAttrs.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Program identity
+//===----------------------------------------------------------------------===//
+
+def Tile_ProgramIdOp : Tile_Op<"program_id", [Pure]> {
+  let summary = "index of this program instance along a grid axis";
+  let description = [{
+    Returns the index of the running program instance along axis `x`, `y` or
+    `z` of the launch grid.
+
+    ```mlir
+    %pid = tile.program_id x
+    ```
+  }];
+  let arguments = (ins Tile_ProgramAxisAttr:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict";
+}
+
+def Tile_NumProgramsOp : Tile_Op<"num_programs", [Pure]> {
+  let summary = "number of program instances along a grid axis";
+  let description = [{
+    Returns the size of the launch grid along axis `x`, `y` or `z`.
+
+    ```mlir
+    %n = tile.num_programs y
+    ```
+  }];
+  let arguments = (ins Tile_ProgramAxisAttr:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor construction and shape manipulation
+//===----------------------------------------------------------------------===//
+
+def Tile_MakeRangeOp : Tile_Op<"make_range", [Pure]> {
+  let summary = "a 1-D tensor of consecutive integers";
+  let description = [{
+    Returns the values `start, start + 1, ..., end - 1` as a 1-D tensor of
+    `i32`. `end - start` must equal the result's (power-of-two) size.
+
+    ```mlir
+    %r = tile.make_range 0, 128 : tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins I32Attr:$start, I32Attr:$end);
+  let results = (outs Tile_I32Tensor:$result);
+  let assemblyFormat = "$start `,` $end attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_SplatOp : Tile_Op<"splat", [Pure,
+    TypesMatchWith<"result element type matches the operand type",
+                   "result", "src", "getElementTypeOrSelf($_self)">]> {
+  let summary = "a tensor filled with one scalar";
+  let description = [{
+    Returns a tensor of the result's shape whose every element is `src`.
+
+    ```mlir
+    %t = tile.splat %x : tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Elem:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "repeat a tensor along its dimensions of size one";
+  let description = [{
+    Broadcasts `src` to the result's shape. Both have the same rank; each
+    dimension of `src` either equals the result's or is 1, in which case its
+    one slice is repeated.
+
+    ```mlir
+    %b = tile.broadcast %x : tensor<1x128xf32> -> tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "insert a dimension of size one";
+  let description = [{
+    Returns `src` with a new dimension of size 1 inserted before dimension
+    `axis` (which may equal the rank of `src`, appending it).
+
+    ```mlir
+    %e = tile.expand_dims %x {axis = 1 : i32} : tensor<128xi32> -> tensor<128x1xi32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, I32Attr:$axis);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tile_ReshapeOp : Tile_Op<"reshape", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "view a tensor with another shape of the same size";
+  let description = [{
+    Returns the elements of `src`, in row-major order, in the result's shape.
+    With `allow_reorder`, the order of the elements may change: a backend may
+    pick whichever order needs no data movement (Triton's `can_reorder`).
+
+    ```mlir
+    %r = tile.reshape %x : tensor<4x32xf16> -> tensor<128xf16>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, UnitAttr:$allow_reorder);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $src (`allow_reorder` $allow_reorder^)? attr-dict `:` type($src) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tile_TransOp : Tile_Op<"trans", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "permute the dimensions of a tensor";
+  let description = [{
+    Dimension `i` of the result is dimension `order[i]` of `src`.
+
+    ```mlir
+    %t = tile.trans %x {order = array<i32: 1, 0>} : tensor<16x32xf32> -> tensor<32x16xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, DenseI32ArrayAttr:$order);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_CatOp : Tile_Op<"cat", [Pure, SameTypeOperands,
+                                 SameOperandsAndResultElementType]> {
+  let summary = "concatenate two tensors along dimension 0";
+  let description = [{
+    Returns `lhs` followed by `rhs` along dimension 0; both have the same
+    type, so the result's first dimension is twice theirs.
+
+    ```mlir
+    %c = tile.cat %a, %b : tensor<32xf32> -> tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$lhs, Tile_Tensor:$rhs);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_JoinOp : Tile_Op<"join", [Pure, SameTypeOperands,
+                                   SameOperandsAndResultElementType]> {
+  let summary = "interleave two tensors along a new minor dimension";
+  let description = [{
+    Stacks `lhs` and `rhs` along a new last dimension of size 2:
+    `result[..., 0] = lhs[...]` and `result[..., 1] = rhs[...]`. Scalars join
+    into a tensor of two elements.
+
+    ```mlir
+    %j = tile.join %a, %b : tensor<32xf32> -> tensor<32x2xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Value:$lhs, Tile_Value:$rhs);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_SplitOp : Tile_Op<"split", [Pure, AllTypesMatch<["outLHS", "outRHS"]>]> {
+  let summary = "split a tensor along its last dimension, which has size 2";
+  let description = [{
+    The inverse of `tile.join`: `outLHS = src[..., 0]` and
+    `outRHS = src[..., 1]`. A 1-D source of two elements splits into scalars.
+
+    ```mlir
+    %lo, %hi = tile.split %x : tensor<32x2xf32> -> tensor<32xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Value:$outLHS, Tile_Value:$outRHS);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($outLHS)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Pointers and memory
+//===----------------------------------------------------------------------===//
+
+def Tile_AddPtrOp : Tile_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]> {
+  let summary = "advance pointers by a number of elements";
+  let description = [{
+    Returns `ptr + offset`, with `offset` counted in elements of the pointee
+    type. `ptr` and `offset` are both scalars or tensors of the same shape.
+
+    ```mlir
+    %q = tile.addptr %p, %offs : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins Tile_Pointer:$ptr, Tile_Int:$offset);
+  let results = (outs Tile_Pointer:$result);
+  let assemblyFormat = "$ptr `,` $offset attr-dict `:` type($result) `,` type($offset)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_LoadOp : Tile_Op<"load", [
+    AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    TypesMatchWith<"result matches the pointee of ptr", "ptr", "result",
+                   "::mlir::tile::getPointeeType($_self)">,
+    OptionalTypesMatchWith<"mask is i1 shaped like ptr", "ptr", "mask",
+                           "::mlir::tile::getI1SameShape($_self)">,
+    OptionalTypesMatchWith<"other has the result's type", "ptr", "other",
+                           "::mlir::tile::getPointeeType($_self)">]> {
+  let summary = "load from memory, with an optional mask";
+  let description = [{
+    Loads the value each pointer points to. Where `mask` is false nothing is
+    read and the element is `other` (undefined without `other`). `cache` and
+    `evict` are hints; `volatile` loads are never merged or removed.
+
+    ```mlir
+    %v = tile.load %ptrs, %mask, %zero cache = cg : tensor<128x!tile.ptr<f32>>
+    ```
+  }];
+  let arguments = (ins Tile_Pointer:$ptr, Optional<Tile_Bool>:$mask,
+                   Optional<Tile_Value>:$other,
+                   DefaultValuedAttr<Tile_CacheModifierAttr,
+                                     "::mlir::tile::CacheModifier::none">:$cache,
+                   DefaultValuedAttr<Tile_EvictionPolicyAttr,
+                                     "::mlir::tile::EvictionPolicy::normal">:$evict,
+                   UnitAttr:$isVolatile);
+  let results = (outs Tile_Value:$result);
+  let assemblyFormat = [{
+    $ptr (`,` $mask^)? (`,` $other^)? (`cache` `=` $cache^)? (`evict` `=` $evict^)?
+    (`volatile` $isVolatile^)? attr-dict `:` type($ptr)
+  }];
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tile_StoreOp : Tile_Op<"store", [
+    MemoryEffects<[MemWrite]>,
+    TypesMatchWith<"value matches the pointee of ptr", "ptr", "value",
+                   "::mlir::tile::getPointeeType($_self)">,
+    OptionalTypesMatchWith<"mask is i1 shaped like ptr", "ptr", "mask",
+                           "::mlir::tile::getI1SameShape($_self)">]> {
+  let summary = "store to memory, with an optional mask";
+  let description = [{
+    Stores each element of `value` where the matching pointer points, except
+    where `mask` is false.
+
+    ```mlir
+    tile.store %ptrs, %v, %mask : tensor<128x!tile.ptr<f32>>
+    ```
+  }];
+  let arguments = (ins Tile_Pointer:$ptr, Tile_Value:$value, Optional<Tile_Bool>:$mask,
+                   DefaultValuedAttr<Tile_CacheModifierAttr,
+                                     "::mlir::tile::CacheModifier::none">:$cache,
+                   DefaultValuedAttr<Tile_EvictionPolicyAttr,
+                                     "::mlir::tile::EvictionPolicy::normal">:$evict);
+  let assemblyFormat = [{
+    $ptr `,` $value (`,` $mask^)? (`cache` `=` $cache^)? (`evict` `=` $evict^)?
+    attr-dict `:` type($ptr)
+  }];
+  let hasCanonicalizer = 1;
+}
+
+def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
+    MemoryEffects<[MemRead, MemWrite]>,
+    TypesMatchWith<"val matches the pointee of ptr", "ptr", "val",
+                   "::mlir::tile::getPointeeType($_self)">,
+    TypesMatchWith<"result matches the pointee of ptr", "ptr", "result",
+                   "::mlir::tile::getPointeeType($_self)">,
+    OptionalTypesMatchWith<"mask is i1 shaped like ptr", "ptr", "mask",
+                           "::mlir::tile::getI1SameShape($_self)">]> {
+  let summary = "atomic read-modify-write";
+  let description = [{
+    For each element where `mask` is true (or everywhere without a mask),
+    atomically replaces `*ptr` with `kind(*ptr, val)` and returns the old
+    value. `add`, `max`, `min`, `umax`, `umin`, `and`, `or` and `xor` take
+    integers (`max`/`min` also floats), `fadd` takes floats, `xchg` either.
+
+    ```mlir
+    %old = tile.atomic_rmw fadd, acq_rel, gpu, %ptrs, %v, %mask : tensor<64x!tile.ptr<f32>>
+    ```
+  }];
+  let arguments = (ins Tile_RMWKindAttr:$kind, Tile_MemOrderAttr:$order,
+                   Tile_MemScopeAttr:$scope, Tile_Pointer:$ptr, Tile_Value:$val,
+                   Optional<Tile_Bool>:$mask);
+  let results = (outs Tile_Value:$result);
+  let assemblyFormat = [{
+    $kind `,` $order `,` $scope `,` $ptr `,` $val (`,` $mask^)? attr-dict `:` type($ptr)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [
+    MemoryEffects<[MemRead, MemWrite]>,
+    TypesMatchWith<"cmp matches the pointee of ptr", "ptr", "cmp",
+                   "::mlir::tile::getPointeeType($_self)">,
+    TypesMatchWith<"val matches the pointee of ptr", "ptr", "val",
+                   "::mlir::tile::getPointeeType($_self)">,
+    TypesMatchWith<"result matches the pointee of ptr", "ptr", "result",
+                   "::mlir::tile::getPointeeType($_self)">]> {
+  let summary = "atomic compare-and-swap";
+  let description = [{
+    For each element, atomically stores `val` to `*ptr` if `*ptr == cmp`, and
+    returns the old value.
+
+    ```mlir
+    %old = tile.atomic_cas acq_rel, gpu, %lock, %c0, %c1 : !tile.ptr<i32>
+    ```
+  }];
+  let arguments = (ins Tile_MemOrderAttr:$order, Tile_MemScopeAttr:$scope,
+                   Tile_Pointer:$ptr, Tile_Value:$cmp, Tile_Value:$val);
+  let results = (outs Tile_Value:$result);
+  let assemblyFormat = [{
+    $order `,` $scope `,` $ptr `,` $cmp `,` $val attr-dict `:` type($ptr)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Computation
+//===----------------------------------------------------------------------===//
+
+def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["c", "d"]>]> {
+  let summary = "matrix product with accumulator";
+  let description = [{
+    Returns `d = a * b + c` for `a` of shape MxK, `b` KxN and `c` MxN, or
+    with a leading batch dimension on all three. `a` and `b` have the same
+    element type (two fp8 formats may mix); `c` is at least as wide (`i32`
+    for integer inputs).
+    `precision` says how fp32 inputs may be multiplied: `tf32`, `tf32x3` or
+    `ieee` (exact fp32). `maxNumImpreciseAcc` bounds how many fp8 products a
+    backend may add in reduced precision before promoting (0: no bound).
+
+    ```mlir
+    %d = tile.dot %a, %b, %c : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_IntOrFloatTensor:$a, Tile_IntOrFloatTensor:$b,
+                   Tile_IntOrFloatTensor:$c,
+                   DefaultValuedAttr<Tile_InputPrecisionAttr,
+                                     "::mlir::tile::InputPrecision::ieee">:$precision,
+                   DefaultValuedAttr<I32Attr, "0">:$maxNumImpreciseAcc);
+  let results = (outs Tile_IntOrFloatTensor:$d);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c (`precision` `=` $precision^)? attr-dict `:`
+    type($a) `*` type($b) `->` type($d)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ReduceOp : Tile_Op<"reduce", [Pure, SameOperandsShape, SingleBlock]> {
+  let summary = "reduce tensors along an axis with a combiner";
+  let description = [{
+    Reduces the N operands (of one shape) together along `axis` with the
+    combiner region, which takes 2N scalars (an accumulated element of each
+    operand, then a new one) and returns N. The combiner must be associative
+    and commutative: the order of combination is unspecified. A result drops
+    dimension `axis`; reducing a 1-D tensor gives a scalar.
+
+    ```mlir
+    %s = tile.reduce(%x) axis = 0 : (tensor<128xf32>) -> f32 {
+    ^bb0(%a: f32, %b: f32):
+      %r = arith.addf %a, %b : f32
+      tile.reduce.return %r : f32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_Tensor>:$srcs, I32Attr:$axis);
+  let results = (outs Variadic<Tile_Value>:$result);
+  let regions = (region SizedRegion<1>:$combineOp);
+  let assemblyFormat = [{
+    `(` $srcs `)` `axis` `=` $axis attr-dict `:` functional-type($srcs, $result) $combineOp
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def Tile_ReduceReturnOp : Tile_Op<"reduce.return",
+    [HasParent<"ReduceOp">, Pure, Terminator, ReturnLike]> {
+  let summary = "yield the combined values of a reduction step";
+  let description = [{
+    Terminates the combiner of a `tile.reduce`.
+
+    ```mlir
+    tile.reduce.return %r : f32
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_Elem>:$result);
+  let assemblyFormat = "$result attr-dict `:` type($result)";
+}
+
+def Tile_ScanOp : Tile_Op<"scan", [Pure, SameOperandsAndResultShape, SingleBlock]> {
+  let summary = "inclusive scan of tensors along an axis with a combiner";
+  let description = [{
+    Computes the inclusive prefix combination of the N operands along `axis`
+    (from the end with `reverse`). The combiner takes 2N scalars (the
+    running values, then the new elements) and returns N; it must be
+    associative. Results have the operands' types.
+
+    ```mlir
+    %c = tile.scan(%x) axis = 0 : (tensor<128xi32>) -> tensor<128xi32> {
+    ^bb0(%a: i32, %b: i32):
+      %r = arith.addi %a, %b : i32
+      tile.scan.return %r : i32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_Tensor>:$srcs, I32Attr:$axis, UnitAttr:$reverse);
+  let results = (outs Variadic<Tile_Tensor>:$result);
+  let regions = (region SizedRegion<1>:$combineOp);
+  let assemblyFormat = [{
+    `(` $srcs `)` `axis` `=` $axis (`reverse` $reverse^)? attr-dict `:`
+    functional-type($srcs, $result) $combineOp
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def Tile_ScanReturnOp : Tile_Op<"scan.return",
+    [HasParent<"ScanOp">, Pure, Terminator, ReturnLike]> {
+  let summary = "yield the combined values of a scan step";
+  let description = [{
+    Terminates the combiner of a `tile.scan`.
+
+    ```mlir
+    tile.scan.return %r : i32
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_Elem>:$result);
+  let assemblyFormat = "$result attr-dict `:` type($result)";
+}
+
+def Tile_ExternElementwiseOp : Tile_Op<"extern_elementwise", [
+    Elementwise, SameOperandsAndResultShape,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "call an external scalar function on each element";
+  let description = [{
+    Applies the device-library function `symbol` (from `libname` at
+    `libpath`) elementwise. All operands and the result have one shape.
+    With `pure`, the call has no side effects and may be removed or merged.
+
+    ```mlir
+    %y = tile.extern_elementwise %x {libname = "libdevice", libpath = "",
+        symbol = "__nv_erff", pure} : (tensor<128xf32>) -> tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_Value>:$srcs, StrAttr:$libname,
+                   StrAttr:$libpath, StrAttr:$symbol, UnitAttr:$pure);
+  let results = (outs Tile_Value:$result);
+  let assemblyFormat = "$srcs attr-dict `:` functional-type($srcs, $result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Debugging
+//===----------------------------------------------------------------------===//
+
+def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite]>]> {
+  let summary = "print values from the device";
+  let description = [{
+    Prints `prefix` followed by each argument, per program instance. With
+    `hex`, integers print in hexadecimal. `isSigned[i]` says whether integer
+    argument `i` is signed (integers are signless in the IR).
+
+    ```mlir
+    tile.print " x: " %x : tensor<16xi32> {isSigned = array<i1: true>}
+    ```
+  }];
+  let arguments = (ins StrAttr:$prefix, UnitAttr:$hex, Variadic<Tile_Value>:$args,
+                   DefaultValuedAttr<DenseBoolArrayAttr, "{}">:$isSigned);
+  let assemblyFormat = [{
+    $prefix (`hex` $hex^)? ($args^ `:` type($args))? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AssertOp : Tile_Op<"assert", [MemoryEffects<[MemWrite]>]> {
+  let summary = "stop the kernel with a message where a condition is false";
+  let description = [{
+    Reports `message` with the op's source location and stops the kernel if
+    any element of `condition` is false.
+
+    ```mlir
+    tile.assert %ok, "index out of bounds" : tensor<128xi1>
+    ```
+  }];
+  let arguments = (ins Tile_Bool:$condition, StrAttr:$message);
+  let assemblyFormat = "$condition `,` $message attr-dict `:` type($condition)";
+}
+
+#endif // TESSERA_IR_TILE_TILEOPS_TD

@@ -1,0 +1,32 @@
+//===- Pipeline.cpp - the default target-independent pipeline -------------===//
+
+#include "transforms/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace mlir::tile {
+#define GEN_PASS_REGISTRATION
+#include "transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+
+void mlir::tile::buildDefaultPipeline(OpPassManager &pm) {
+  pm.addPass(createInlinerPass());
+  pm.addPass(createTileCombinePass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createLoopInvariantCodeMotionPass());
+  pm.addPass(createSymbolDCEPass());
+}
+
+void mlir::tile::registerTransformsPasses() {
+  registerTilePasses();
+  PassPipelineRegistration<>(
+      "tile-default-pipeline",
+      "the target-independent pipeline: inline, tile-combine, canonicalize, "
+      "cse, loop-invariant-code-motion, symbol-dce",
+      buildDefaultPipeline);
+}
