@@ -105,10 +105,9 @@ struct TileCombinePass
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
     populateTileCombinePatterns(patterns);
-    for (RegisteredOperationName op :
-         context->getRegisteredOperationsByDialect(
-             TileDialect::getDialectNamespace()))
-      op.getCanonicalizationPatterns(patterns, context);
+    for (RegisteredOperationName op : context->getRegisteredOperations())
+      if (op.getDialectNamespace() == TileDialect::getDialectNamespace())
+        op.getCanonicalizationPatterns(patterns, context);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -6,20 +6,14 @@
 include "ir/Tile/TileDialect.td"
 include "mlir/IR/EnumAttr.td"
 
-/// Enum attributes print as a bare keyword inside an op's format
-/// (`tile.atomic_rmw fadd, acq_rel, gpu, ...`) and as `#tile.rmw fadd` alone.
-class Tile_EnumAttr<EnumAttrInfo info, string mnemonic>
-    : EnumAttr<Tile_Dialect, info, mnemonic> {
-  // The op's printer already separates the keyword with a space.
-  let assemblyFormat = "`` $value";
-}
+// Enums are integer attributes: they print as a bare keyword in an op's
+// custom form (`tile.atomic_rmw fadd, acq_rel, gpu, ...`) and as an integer
+// in the generic form, so both forms round-trip.
 
 def Tile_ProgramAxis : I32EnumAttr<"ProgramAxis", "axis of the launch grid", [
       I32EnumAttrCase<"x", 0>, I32EnumAttrCase<"y", 1>, I32EnumAttrCase<"z", 2>]> {
   let cppNamespace = "::mlir::tile";
-  let genSpecializedAttr = 0;
 }
-def Tile_ProgramAxisAttr : Tile_EnumAttr<Tile_ProgramAxis, "axis">;
 
 def Tile_CacheModifier : I32EnumAttr<"CacheModifier",
     "cache operator of a load or store (PTX names)", [
@@ -28,18 +22,14 @@ def Tile_CacheModifier : I32EnumAttr<"CacheModifier",
       I32EnumAttrCase<"cs", 4>, I32EnumAttrCase<"wt", 5>,
       I32EnumAttrCase<"cv", 6>]> {
   let cppNamespace = "::mlir::tile";
-  let genSpecializedAttr = 0;
 }
-def Tile_CacheModifierAttr : Tile_EnumAttr<Tile_CacheModifier, "cache">;
 
 def Tile_EvictionPolicy : I32EnumAttr<"EvictionPolicy",
     "cache eviction priority of a load or store", [
       I32EnumAttrCase<"normal", 0>, I32EnumAttrCase<"evict_first", 1>,
       I32EnumAttrCase<"evict_last", 2>]> {
   let cppNamespace = "::mlir::tile";
-  let genSpecializedAttr = 0;
 }
-def Tile_EvictionPolicyAttr : Tile_EnumAttr<Tile_EvictionPolicy, "evict">;
 
 def Tile_RMWKind : I32EnumAttr<"RMWKind", "read-modify-write operation of an atomic", [
       I32EnumAttrCase<"add", 0>, I32EnumAttrCase<"fadd", 1>,
@@ -48,33 +38,25 @@ def Tile_RMWKind : I32EnumAttr<"RMWKind", "read-modify-write operation of an ato
       I32EnumAttrCase<"And", 6, "and">, I32EnumAttrCase<"Or", 7, "or">,
       I32EnumAttrCase<"Xor", 8, "xor">, I32EnumAttrCase<"xchg", 9>]> {
   let cppNamespace = "::mlir::tile";
-  let genSpecializedAttr = 0;
 }
-def Tile_RMWKindAttr : Tile_EnumAttr<Tile_RMWKind, "rmw">;
 
 def Tile_MemOrder : I32EnumAttr<"MemOrder", "memory ordering of an atomic", [
       I32EnumAttrCase<"relaxed", 0>, I32EnumAttrCase<"acquire", 1>,
       I32EnumAttrCase<"release", 2>, I32EnumAttrCase<"acq_rel", 3>]> {
   let cppNamespace = "::mlir::tile";
-  let genSpecializedAttr = 0;
 }
-def Tile_MemOrderAttr : Tile_EnumAttr<Tile_MemOrder, "order">;
 
 def Tile_MemScope : I32EnumAttr<"MemScope", "set of threads an atomic is ordered with", [
       I32EnumAttrCase<"gpu", 0>, I32EnumAttrCase<"cta", 1>,
       I32EnumAttrCase<"sys", 2>]> {
   let cppNamespace = "::mlir::tile";
-  let genSpecializedAttr = 0;
 }
-def Tile_MemScopeAttr : Tile_EnumAttr<Tile_MemScope, "scope">;
 
 def Tile_InputPrecision : I32EnumAttr<"InputPrecision",
     "precision used for fp32 inputs of a dot", [
       I32EnumAttrCase<"tf32", 0>, I32EnumAttrCase<"tf32x3", 1>,
       I32EnumAttrCase<"ieee", 2>]> {
   let cppNamespace = "::mlir::tile";
-  let genSpecializedAttr = 0;
 }
-def Tile_InputPrecisionAttr : Tile_EnumAttr<Tile_InputPrecision, "precision">;
 
 #endif // TESSERA_IR_TILE_TILEATTRS_TD

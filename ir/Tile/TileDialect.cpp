@@ -18,9 +18,6 @@ using namespace mlir::tile;
 #define GET_TYPEDEF_CLASSES
 #include "ir/Tile/TileTypes.cpp.inc"
 
-#define GET_ATTRDEF_CLASSES
-#include "ir/Tile/TileAttrs.cpp.inc"
-
 namespace {
 /// Every tile op may be inlined: none refers to its enclosing function.
 struct TileInlinerInterface : public DialectInlinerInterface {
@@ -36,7 +33,6 @@ struct TileInlinerInterface : public DialectInlinerInterface {
 
 void TileDialect::initialize() {
   registerTypes();
-  registerAttributes();
   addOperations<
 #define GET_OP_LIST
 #include "ir/Tile/TileOps.cpp.inc"
@@ -48,13 +44,6 @@ void TileDialect::registerTypes() {
   addTypes<
 #define GET_TYPEDEF_LIST
 #include "ir/Tile/TileTypes.cpp.inc"
-      >();
-}
-
-void TileDialect::registerAttributes() {
-  addAttributes<
-#define GET_ATTRDEF_LIST
-#include "ir/Tile/TileAttrs.cpp.inc"
       >();
 }
 

@@ -15,9 +15,6 @@
 #define GET_TYPEDEF_CLASSES
 #include "ir/Tile/TileTypes.h.inc"
 
-#define GET_ATTRDEF_CLASSES
-#include "ir/Tile/TileAttrs.h.inc"
-
 namespace mlir::tile {
 
 /// The pointee of a pointer, shaped like `type`: `!tile.ptr<f32>` gives f32

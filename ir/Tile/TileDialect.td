@@ -19,11 +19,9 @@ def Tile_Dialect : Dialect {
   }];
   let dependentDialects = ["arith::ArithDialect"];
   let useDefaultTypePrinterParser = 1;
-  let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
   let extraClassDeclaration = [{
     void registerTypes();
-    void registerAttributes();
   }];
 }
 

@@ -201,8 +201,8 @@ LogicalResult TransOp::verify() {
   auto srcShape = getSrc().getType().getShape();
   ArrayRef<int32_t> order = getOrder();
   if (order.size() != srcShape.size())
-    return emitOpError() << "order has " << order.size()
-                         << " entries but the operand has rank "
+    return emitOpError() << "order has length " << order.size()
+                         << " but the operand has rank "
                          << srcShape.size();
   SmallVector<bool> seen(order.size(), false);
   for (int32_t dim : order) {
@@ -240,6 +240,11 @@ OpFoldResult TransOp::fold(FoldAdaptor adaptor) {
   getSrcMutable().assign(inner.getSrc());
   setOrder(composed);
   return getResult();
+}
+
+void TransOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                          MLIRContext *context) {
+  results.add<ShapeOpOfSplat<TransOp>>(context);
 }
 
 //===----------------------------------------------------------------------===//
@@ -500,9 +505,9 @@ static LogicalResult verifyCombiner(Operation *op, Region &region,
   }
   Operation *terminator = block.getTerminator();
   if (terminator->getNumOperands() != n)
-    return op->emitOpError() << "combiner must return " << n
-                             << " values, got "
-                             << terminator->getNumOperands();
+    return op->emitOpError() << "combiner returns "
+                             << terminator->getNumOperands()
+                             << " values but must return " << n;
   for (unsigned i = 0; i < n; ++i) {
     Type expected = getElementTypeOrSelf(srcs[i].getType());
     if (terminator->getOperand(i).getType() != expected)

@@ -30,7 +30,7 @@ def Tile_ProgramIdOp : Tile_Op<"program_id", [Pure]> {
     %pid = tile.program_id x
     ```
   }];
-  let arguments = (ins Tile_ProgramAxisAttr:$axis);
+  let arguments = (ins Tile_ProgramAxis:$axis);
   let results = (outs I32:$result);
   let assemblyFormat = "$axis attr-dict";
 }
@@ -44,7 +44,7 @@ def Tile_NumProgramsOp : Tile_Op<"num_programs", [Pure]> {
     %n = tile.num_programs y
     ```
   }];
-  let arguments = (ins Tile_ProgramAxisAttr:$axis);
+  let arguments = (ins Tile_ProgramAxis:$axis);
   let results = (outs I32:$result);
   let assemblyFormat = "$axis attr-dict";
 }
@@ -158,6 +158,7 @@ def Tile_TransOp : Tile_Op<"trans", [Pure, SameOperandsAndResultElementType]> {
   let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Tile_CatOp : Tile_Op<"cat", [Pure, SameTypeOperands,
@@ -253,9 +254,9 @@ def Tile_LoadOp : Tile_Op<"load", [
   }];
   let arguments = (ins Tile_Pointer:$ptr, Optional<Tile_Bool>:$mask,
                    Optional<Tile_Value>:$other,
-                   DefaultValuedAttr<Tile_CacheModifierAttr,
+                   DefaultValuedAttr<Tile_CacheModifier,
                                      "::mlir::tile::CacheModifier::none">:$cache,
-                   DefaultValuedAttr<Tile_EvictionPolicyAttr,
+                   DefaultValuedAttr<Tile_EvictionPolicy,
                                      "::mlir::tile::EvictionPolicy::normal">:$evict,
                    UnitAttr:$isVolatile);
   let results = (outs Tile_Value:$result);
@@ -283,9 +284,9 @@ def Tile_StoreOp : Tile_Op<"store", [
     ```
   }];
   let arguments = (ins Tile_Pointer:$ptr, Tile_Value:$value, Optional<Tile_Bool>:$mask,
-                   DefaultValuedAttr<Tile_CacheModifierAttr,
+                   DefaultValuedAttr<Tile_CacheModifier,
                                      "::mlir::tile::CacheModifier::none">:$cache,
-                   DefaultValuedAttr<Tile_EvictionPolicyAttr,
+                   DefaultValuedAttr<Tile_EvictionPolicy,
                                      "::mlir::tile::EvictionPolicy::normal">:$evict);
   let assemblyFormat = [{
     $ptr `,` $value (`,` $mask^)? (`cache` `=` $cache^)? (`evict` `=` $evict^)?
@@ -313,8 +314,8 @@ def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
     %old = tile.atomic_rmw fadd, acq_rel, gpu, %ptrs, %v, %mask : tensor<64x!tile.ptr<f32>>
     ```
   }];
-  let arguments = (ins Tile_RMWKindAttr:$kind, Tile_MemOrderAttr:$order,
-                   Tile_MemScopeAttr:$scope, Tile_Pointer:$ptr, Tile_Value:$val,
+  let arguments = (ins Tile_RMWKind:$kind, Tile_MemOrder:$order,
+                   Tile_MemScope:$scope, Tile_Pointer:$ptr, Tile_Value:$val,
                    Optional<Tile_Bool>:$mask);
   let results = (outs Tile_Value:$result);
   let assemblyFormat = [{
@@ -340,7 +341,7 @@ def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [
     %old = tile.atomic_cas acq_rel, gpu, %lock, %c0, %c1 : !tile.ptr<i32>
     ```
   }];
-  let arguments = (ins Tile_MemOrderAttr:$order, Tile_MemScopeAttr:$scope,
+  let arguments = (ins Tile_MemOrder:$order, Tile_MemScope:$scope,
                    Tile_Pointer:$ptr, Tile_Value:$cmp, Tile_Value:$val);
   let results = (outs Tile_Value:$result);
   let assemblyFormat = [{
@@ -370,7 +371,7 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["c", "d"]>]> {
   }];
   let arguments = (ins Tile_IntOrFloatTensor:$a, Tile_IntOrFloatTensor:$b,
                    Tile_IntOrFloatTensor:$c,
-                   DefaultValuedAttr<Tile_InputPrecisionAttr,
+                   DefaultValuedAttr<Tile_InputPrecision,
                                      "::mlir::tile::InputPrecision::ieee">:$precision,
                    DefaultValuedAttr<I32Attr, "0">:$maxNumImpreciseAcc);
   let results = (outs Tile_IntOrFloatTensor:$d);

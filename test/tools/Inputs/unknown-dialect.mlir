@@ -1,0 +1,4 @@
+func.func @kernel(%x: i32) {
+  %0 = "warp.shuffle"(%x) : (i32) -> i32
+  return
+}
