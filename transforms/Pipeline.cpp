@@ -14,7 +14,10 @@ namespace mlir::tile {
 using namespace mlir;
 
 void mlir::tile::buildDefaultPipeline(OpPassManager &pm) {
-  pm.addPass(createInlinerPass());
+  // Inline without the inliner's own simplification pipeline: the passes
+  // below do that once, for the whole module.
+  pm.addPass(createInlinerPass(/*opPipelines=*/{},
+                               /*defaultPipelineBuilder=*/[](OpPassManager &) {}));
   pm.addPass(createTileCombinePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
