@@ -64,8 +64,7 @@ static AxisInfo applyHints(AxisInfo info, Attribute divisibility,
   if (!divisibility && !contiguity && !constancy)
     return info;
   AxisInfo::DimVector contig = info.getContiguity(),
-                      div = info.getDivisibility(),
-                      cons = info.getConstancy();
+                      div = info.getDivisibility(), cons = info.getConstancy();
   applyHint(divisibility, div);
   applyHint(contiguity, contig);
   applyHint(constancy, cons);
@@ -161,8 +160,9 @@ AxisInfo combine(const AxisInfo &lhs, const AxisInfo &rhs, DimFn fn,
   return AxisInfo(contig, div, cons, constant);
 }
 
-std::optional<int64_t> foldConstants(const AxisInfo &lhs, const AxisInfo &rhs,
-                                     function_ref<int64_t(int64_t, int64_t)> fn) {
+std::optional<int64_t>
+foldConstants(const AxisInfo &lhs, const AxisInfo &rhs,
+              function_ref<int64_t(int64_t, int64_t)> fn) {
   if (lhs.getConstantValue() && rhs.getConstantValue())
     return fn(*lhs.getConstantValue(), *rhs.getConstantValue());
   return std::nullopt;
@@ -239,9 +239,8 @@ AxisInfo divInfo(const AxisInfo &lhs, const AxisInfo &rhs) {
         }
         return std::tuple(int64_t(1), div, cons);
       },
-      foldConstants(lhs, rhs, [](int64_t a, int64_t b) {
-        return b == 0 ? 0 : a / b;
-      }));
+      foldConstants(lhs, rhs,
+                    [](int64_t a, int64_t b) { return b == 0 ? 0 : a / b; }));
 }
 
 /// Remainder by a constant keeps aligned runs shorter than the divisor.
@@ -254,16 +253,14 @@ AxisInfo remInfo(const AxisInfo &lhs, const AxisInfo &rhs) {
         if (!divisor || *divisor <= 0)
           return std::tuple(int64_t(1), int64_t(1), cons);
         int64_t p2 = AxisInfo::highestPowerOf2Divisor(*divisor);
-        int64_t contig =
-            gcd3(lhs.getContiguity(d), lhs.getDivisibility(d), p2);
+        int64_t contig = gcd3(lhs.getContiguity(d), lhs.getDivisibility(d), p2);
         int64_t div = contig == lhs.getContiguity(d)
                           ? std::gcd(lhs.getDivisibility(d), p2)
                           : contig;
         return std::tuple(contig, div, cons);
       },
-      foldConstants(lhs, rhs, [](int64_t a, int64_t b) {
-        return b == 0 ? 0 : a % b;
-      }));
+      foldConstants(lhs, rhs,
+                    [](int64_t a, int64_t b) { return b == 0 ? 0 : a % b; }));
 }
 
 /// Bitwise and, or and xor: runs break, constancy is kept.
@@ -314,21 +311,21 @@ AxisInfo cmpInfo(arith::CmpIPredicate pred, const AxisInfo &lhs,
   std::optional<int64_t> constant;
   if (lhs.getConstantValue() && rhs.getConstantValue()) {
     int64_t a = *lhs.getConstantValue(), b = *rhs.getConstantValue();
-    constant = arith::applyCmpPredicate(pred, APInt(64, a, true),
-                                        APInt(64, b, true));
+    constant =
+        arith::applyCmpPredicate(pred, APInt(64, a, true), APInt(64, b, true));
   }
   return combine(
       lhs, rhs,
       [&](unsigned d) {
         int64_t cons = std::gcd(lhs.getConstancy(d), rhs.getConstancy(d));
         if (ordered && lhs.getContiguity(d) > 1 && rhs.getConstancy(d) > 1)
-          cons = std::max(cons, gcd3(lhs.getContiguity(d),
-                                     lhs.getDivisibility(d),
-                                     rhs.getDivisibility(d)));
+          cons =
+              std::max(cons, gcd3(lhs.getContiguity(d), lhs.getDivisibility(d),
+                                  rhs.getDivisibility(d)));
         if (ordered && rhs.getContiguity(d) > 1 && lhs.getConstancy(d) > 1)
-          cons = std::max(cons, gcd3(rhs.getContiguity(d),
-                                     rhs.getDivisibility(d),
-                                     lhs.getDivisibility(d)));
+          cons =
+              std::max(cons, gcd3(rhs.getContiguity(d), rhs.getDivisibility(d),
+                                  lhs.getDivisibility(d)));
         return std::tuple(int64_t(1), int64_t(1), cons);
       },
       constant);
@@ -432,8 +429,7 @@ std::optional<AxisInfo> transfer(Operation *op, ArrayRef<AxisInfo> in) {
       .Case([&](arith::ConstantOp op) { return constantInfo(op); })
       .Case([&](MakeRangeOp op) {
         return AxisInfo({shape[0]},
-                        {AxisInfo::highestPowerOf2Divisor(op.getStart())},
-                        {1});
+                        {AxisInfo::highestPowerOf2Divisor(op.getStart())}, {1});
       })
       .Case([&](SplatOp) {
         return AxisInfo(DimVector(shape.size(), 1),
@@ -444,9 +440,8 @@ std::optional<AxisInfo> transfer(Operation *op, ArrayRef<AxisInfo> in) {
       .Case([&](BroadcastOp op) {
         return broadcastInfo(in[0], op.getSrc().getType().getShape(), shape);
       })
-      .Case([&](ExpandDimsOp op) {
-        return expandDimsInfo(in[0], op.getAxis());
-      })
+      .Case(
+          [&](ExpandDimsOp op) { return expandDimsInfo(in[0], op.getAxis()); })
       .Case([&](TransOp op) { return transInfo(in[0], op.getOrder()); })
       .Case([&](ReshapeOp op) -> std::optional<AxisInfo> {
         if (auto value = in[0].getConstantValue())
@@ -497,9 +492,8 @@ std::optional<AxisInfo> transfer(Operation *op, ArrayRef<AxisInfo> in) {
           return AxisInfo::join(in[1], in[2]);
         return selectInfo(in[0], in[1], in[2]);
       })
-      .Case<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp,
-            arith::IndexCastOp, arith::IndexCastUIOp>(
-          [&](Operation *) { return in[0]; })
+      .Case<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp, arith::IndexCastOp,
+            arith::IndexCastUIOp>([&](Operation *) { return in[0]; })
       .Default([](Operation *) { return std::nullopt; });
 }
 
@@ -565,9 +559,9 @@ public:
   }
 
   void setToEntryState(AxisInfoLattice *lattice) override {
-    propagateIfChanged(lattice,
-                       lattice->join(AxisInfo::getPessimisticValueState(
-                           lattice->getAnchor())));
+    propagateIfChanged(
+        lattice, lattice->join(
+                     AxisInfo::getPessimisticValueState(lattice->getAnchor())));
   }
 };
 } // namespace

@@ -16,8 +16,9 @@ using namespace mlir;
 void mlir::tile::buildDefaultPipeline(OpPassManager &pm) {
   // Inline without the inliner's own simplification pipeline: the passes
   // below do that once, for the whole module.
-  pm.addPass(createInlinerPass(/*opPipelines=*/{},
-                               /*defaultPipelineBuilder=*/[](OpPassManager &) {}));
+  pm.addPass(
+      createInlinerPass(/*opPipelines=*/{},
+                        /*defaultPipelineBuilder=*/[](OpPassManager &) {}));
   pm.addPass(createTileCombinePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

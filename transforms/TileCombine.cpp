@@ -62,8 +62,7 @@ struct CombineSelectMaskedLoad : public OpRewritePattern<arith::SelectOp> {
   LogicalResult matchAndRewrite(arith::SelectOp select,
                                 PatternRewriter &rewriter) const override {
     auto load = select.getTrueValue().getDefiningOp<LoadOp>();
-    if (!load || !load->hasOneUse() || !load.getMask() ||
-        load.getIsVolatile())
+    if (!load || !load->hasOneUse() || !load.getMask() || load.getIsVolatile())
       return failure();
     Value cond = select.getCondition(), mask = load.getMask();
     auto splat = mask.getDefiningOp<SplatOp>();

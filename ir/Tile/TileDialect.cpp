@@ -52,9 +52,8 @@ Operation *TileDialect::materializeConstant(OpBuilder &builder, Attribute value,
   return arith::ConstantOp::materialize(builder, value, type, loc);
 }
 
-LogicalResult
-PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
-                    Type pointeeType, int addressSpace) {
+LogicalResult PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  Type pointeeType, int addressSpace) {
   if (!isa<IntegerType, FloatType, PointerType>(pointeeType))
     return emitError() << "pointee must be an integer, a float or a pointer, "
                           "got "
@@ -89,13 +88,13 @@ static LogicalResult checkPowerOfTwo(Operation *op, Type type, StringRef what,
     return success();
   for (auto [dim, size] : llvm::enumerate(tensor.getShape())) {
     if (ShapedType::isDynamic(size))
-      return op->emitOpError() << what << " #" << index << " has a dynamic "
-                               << "dimension " << dim
-                               << "; tile tensors have static shapes";
+      return op->emitOpError()
+             << what << " #" << index << " has a dynamic "
+             << "dimension " << dim << "; tile tensors have static shapes";
     if (!llvm::isPowerOf2_64(size))
       return op->emitOpError()
-             << what << " #" << index << " has dimension " << dim
-             << " of size " << size << ", which is not a power of two";
+             << what << " #" << index << " has dimension " << dim << " of size "
+             << size << ", which is not a power of two";
   }
   return success();
 }

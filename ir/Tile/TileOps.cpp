@@ -45,8 +45,7 @@ static Attribute reshapeSplatConstant(Attribute value, Type type) {
 namespace {
 /// A shape-only op of a splat is a splat of the new shape:
 /// `op(splat x) -> splat x`.
-template <typename OpTy>
-struct ShapeOpOfSplat : public OpRewritePattern<OpTy> {
+template <typename OpTy> struct ShapeOpOfSplat : public OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
@@ -92,8 +91,8 @@ LogicalResult MakeRangeOp::verify() {
                          << end;
   if (end - start != type.getDimSize(0))
     return emitOpError() << "result has " << type.getDimSize(0)
-                         << " elements but the range [" << start << ", "
-                         << end << ") has " << end - start;
+                         << " elements but the range [" << start << ", " << end
+                         << ") has " << end - start;
   return success();
 }
 
@@ -202,13 +201,12 @@ LogicalResult TransOp::verify() {
   ArrayRef<int32_t> order = getOrder();
   if (order.size() != srcShape.size())
     return emitOpError() << "order has length " << order.size()
-                         << " but the operand has rank "
-                         << srcShape.size();
+                         << " but the operand has rank " << srcShape.size();
   SmallVector<bool> seen(order.size(), false);
   for (int32_t dim : order) {
     if (dim < 0 || dim >= static_cast<int32_t>(order.size()) || seen[dim])
-      return emitOpError() << "order [" << llvm::make_range(order.begin(),
-                                                             order.end())
+      return emitOpError() << "order ["
+                           << llvm::make_range(order.begin(), order.end())
                            << "] is not a permutation of the operand's "
                            << order.size() << " dimensions";
     seen[dim] = true;
@@ -395,8 +393,8 @@ void StoreOp::getCanonicalizationPatterns(RewritePatternSet &results,
 /// Atomics act on 16-, 32- or 64-bit integers and floats.
 static LogicalResult verifyAtomicElement(Operation *op, Type elementType) {
   if (!isa<IntegerType, FloatType>(elementType))
-    return op->emitOpError() << "atomics act on integers and floats, got "
-                             << elementType;
+    return op->emitOpError()
+           << "atomics act on integers and floats, got " << elementType;
   unsigned width = elementType.getIntOrFloatBitWidth();
   if (width != 16 && width != 32 && width != 64)
     return op->emitOpError() << "atomics act on 16-, 32- or 64-bit elements, "
@@ -492,9 +490,9 @@ static LogicalResult verifyCombiner(Operation *op, Region &region,
   Block &block = region.front();
   unsigned n = srcs.size();
   if (block.getNumArguments() != 2 * n)
-    return op->emitOpError() << "combiner must take " << 2 * n
-                             << " arguments (two per operand), got "
-                             << block.getNumArguments();
+    return op->emitOpError()
+           << "combiner must take " << 2 * n
+           << " arguments (two per operand), got " << block.getNumArguments();
   for (unsigned i = 0; i < 2 * n; ++i) {
     Type expected = getElementTypeOrSelf(srcs[i % n].getType());
     if (block.getArgument(i).getType() != expected)
@@ -505,16 +503,15 @@ static LogicalResult verifyCombiner(Operation *op, Region &region,
   }
   Operation *terminator = block.getTerminator();
   if (terminator->getNumOperands() != n)
-    return op->emitOpError() << "combiner returns "
-                             << terminator->getNumOperands()
-                             << " values but must return " << n;
+    return op->emitOpError()
+           << "combiner returns " << terminator->getNumOperands()
+           << " values but must return " << n;
   for (unsigned i = 0; i < n; ++i) {
     Type expected = getElementTypeOrSelf(srcs[i].getType());
     if (terminator->getOperand(i).getType() != expected)
-      return op->emitOpError()
-             << "combiner result #" << i << " has type "
-             << terminator->getOperand(i).getType() << " but must be "
-             << expected;
+      return op->emitOpError() << "combiner result #" << i << " has type "
+                               << terminator->getOperand(i).getType()
+                               << " but must be " << expected;
   }
   return success();
 }
@@ -540,10 +537,10 @@ LogicalResult ReduceOp::verify() {
     auto srcType = cast<RankedTensorType>(src.getType());
     SmallVector<int64_t> shape(srcType.getShape());
     shape.erase(shape.begin() + getAxis());
-    Type expected = shape.empty()
-                        ? srcType.getElementType()
-                        : Type(RankedTensorType::get(
-                              shape, srcType.getElementType()));
+    Type expected =
+        shape.empty()
+            ? srcType.getElementType()
+            : Type(RankedTensorType::get(shape, srcType.getElementType()));
     if (result.getType() != expected)
       return emitOpError() << "result #" << i << " has type "
                            << result.getType() << " but reducing axis "

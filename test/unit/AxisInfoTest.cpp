@@ -64,7 +64,8 @@ TEST(AxisInfo, PrintIsReadable) {
   std::string text;
   llvm::raw_string_ostream os(text);
   AxisInfo({8, 1}, {16, 4}, {1, 2}, std::nullopt).print(os);
-  EXPECT_EQ(text, "contiguity = [8, 1], divisibility = [16, 4], constancy = [1, 2]");
+  EXPECT_EQ(text,
+            "contiguity = [8, 1], divisibility = [16, 4], constancy = [1, 2]");
 }
 
 /// The analysis API answers for values of a parsed kernel, including a value

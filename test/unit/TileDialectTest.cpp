@@ -57,14 +57,12 @@ TEST_F(TileDialectTest, BuiltOpsVerify) {
   auto module = ModuleOp::create(builder.getUnknownLoc());
   builder.setInsertionPointToEnd(module.getBody());
   auto loc = builder.getUnknownLoc();
-  auto range = MakeRangeOp::create(builder, loc,
-                                   RankedTensorType::get({64}, builder.getI32Type()),
-                                   0, 64);
+  auto range = MakeRangeOp::create(
+      builder, loc, RankedTensorType::get({64}, builder.getI32Type()), 0, 64);
   EXPECT_TRUE(succeeded(verify(range)));
 
-  auto bad = MakeRangeOp::create(builder, loc,
-                                 RankedTensorType::get({48}, builder.getI32Type()),
-                                 0, 48);
+  auto bad = MakeRangeOp::create(
+      builder, loc, RankedTensorType::get({48}, builder.getI32Type()), 0, 48);
   std::string message;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
     message = diag.str();

@@ -524,3 +524,26 @@ func.func @program_axis() {
   %0 = tile.program_id w
   return
 }
+
+// -----
+
+func.func @num_programs_axis() {
+  // expected-error @+1 {{invalid properties {axis = 3 : i32} for op tile.num_programs: Invalid attribute `axis` in property conversion: 3 : i32}}
+  %0 = "tile.num_programs"() <{axis = 3 : i32}> : () -> i32
+  return
+}
+
+// -----
+
+func.func @program_id_type() {
+  // expected-error @+1 {{'tile.program_id' op result #0 must be 32-bit signless integer, but got 'i64'}}
+  %0 = "tile.program_id"() <{axis = 0 : i32}> : () -> i64
+  return
+}
+
+// -----
+
+func.func @scan_return_outside(%x: i32) {
+  // expected-error @+1 {{'tile.scan.return' op expects parent op 'tile.scan'}}
+  tile.scan.return %x : i32
+}
