@@ -42,6 +42,24 @@ static Attribute reshapeSplatConstant(Attribute value, Type type) {
   return SplatElementsAttr::get(shaped, splat.getSplatValue<Attribute>());
 }
 
+/// Folds an op that only changes the shape of `src`: to `src` when the type
+/// is unchanged, to a constant when `src` is a splat constant.
+static OpFoldResult foldShapeOp(Value src, Attribute srcConstant,
+                                Type resultType) {
+  if (src.getType() == resultType)
+    return src;
+  return reshapeSplatConstant(srcConstant, resultType);
+}
+
+/// Checks that a result has the shape the op's semantics give it.
+static LogicalResult verifyResultShape(Operation *op, ArrayRef<int64_t> shape,
+                                       ArrayRef<int64_t> expected) {
+  if (shape == expected)
+    return success();
+  return op->emitOpError() << "result shape " << shapeStr(shape)
+                           << " should be " << shapeStr(expected);
+}
+
 namespace {
 /// A shape-only op of a splat is a splat of the new shape:
 /// `op(splat x) -> splat x`.
@@ -129,9 +147,7 @@ LogicalResult BroadcastOp::verify() {
 }
 
 OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
-  if (getSrc().getType() == getType())
-    return getSrc();
-  return reshapeSplatConstant(adaptor.getSrc(), getType());
+  return foldShapeOp(getSrc(), adaptor.getSrc(), getType());
 }
 
 void BroadcastOp::getCanonicalizationPatterns(RewritePatternSet &results,
@@ -153,14 +169,11 @@ LogicalResult ExpandDimsOp::verify() {
                          << " (expected 0 to " << srcShape.size() << ")";
   SmallVector<int64_t> expected(srcShape);
   expected.insert(expected.begin() + axis, 1);
-  if (getType().getShape() != ArrayRef<int64_t>(expected))
-    return emitOpError() << "result shape " << shapeStr(getType().getShape())
-                         << " should be " << shapeStr(expected);
-  return success();
+  return verifyResultShape(*this, getType().getShape(), expected);
 }
 
 OpFoldResult ExpandDimsOp::fold(FoldAdaptor adaptor) {
-  return reshapeSplatConstant(adaptor.getSrc(), getType());
+  return foldShapeOp(getSrc(), adaptor.getSrc(), getType());
 }
 
 void ExpandDimsOp::getCanonicalizationPatterns(RewritePatternSet &results,
@@ -182,9 +195,7 @@ LogicalResult ReshapeOp::verify() {
 }
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
-  if (getSrc().getType() == getType())
-    return getSrc();
-  return reshapeSplatConstant(adaptor.getSrc(), getType());
+  return foldShapeOp(getSrc(), adaptor.getSrc(), getType());
 }
 
 void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
@@ -214,10 +225,7 @@ LogicalResult TransOp::verify() {
   SmallVector<int64_t> expected;
   for (int32_t dim : order)
     expected.push_back(srcShape[dim]);
-  if (getType().getShape() != ArrayRef<int64_t>(expected))
-    return emitOpError() << "result shape " << shapeStr(getType().getShape())
-                         << " should be " << shapeStr(expected);
-  return success();
+  return verifyResultShape(*this, getType().getShape(), expected);
 }
 
 OpFoldResult TransOp::fold(FoldAdaptor adaptor) {
@@ -253,19 +261,13 @@ LogicalResult CatOp::verify() {
   auto srcShape = getLhs().getType().getShape();
   SmallVector<int64_t> expected(srcShape);
   expected[0] *= 2;
-  if (getType().getShape() != ArrayRef<int64_t>(expected))
-    return emitOpError() << "result shape " << shapeStr(getType().getShape())
-                         << " should be " << shapeStr(expected);
-  return success();
+  return verifyResultShape(*this, getType().getShape(), expected);
 }
 
 LogicalResult JoinOp::verify() {
   SmallVector<int64_t> expected(shapeOf(getLhs().getType()));
   expected.push_back(2);
-  if (getType().getShape() != ArrayRef<int64_t>(expected))
-    return emitOpError() << "result shape " << shapeStr(getType().getShape())
-                         << " should be " << shapeStr(expected);
-  return success();
+  return verifyResultShape(*this, getType().getShape(), expected);
 }
 
 LogicalResult SplitOp::verify() {
@@ -274,10 +276,9 @@ LogicalResult SplitOp::verify() {
     return emitOpError() << "the last dimension of the operand must have size "
                          << "2, got " << srcShape.back();
   ArrayRef<int64_t> expected = srcShape.drop_back();
-  if (shapeOf(getOutLHS().getType()) != expected)
-    return emitOpError() << "result shape "
-                         << shapeStr(shapeOf(getOutLHS().getType()))
-                         << " should be " << shapeStr(expected);
+  if (failed(
+          verifyResultShape(*this, shapeOf(getOutLHS().getType()), expected)))
+    return failure();
   if (expected.empty() && isa<RankedTensorType>(getOutLHS().getType()))
     return emitOpError() << "splitting a 1-D tensor gives scalars";
   if (getElementTypeOrSelf(getOutLHS()) != getSrc().getType().getElementType())
