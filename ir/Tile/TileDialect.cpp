@@ -3,6 +3,7 @@
 #include "ir/Tile/TileDialect.h"
 #include "ir/Tile/TileOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Transforms/InliningUtils.h"

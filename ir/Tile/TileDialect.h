@@ -3,7 +3,6 @@
 #ifndef TESSERA_IR_TILE_TILEDIALECT_H
 #define TESSERA_IR_TILE_TILEDIALECT_H
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
