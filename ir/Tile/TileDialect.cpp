@@ -67,7 +67,8 @@ LogicalResult PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
 
 Type mlir::tile::getSameShapeAs(Type like, Type elementType) {
   if (auto tensor = dyn_cast<RankedTensorType>(like))
-    return RankedTensorType::get(tensor.getShape(), elementType);
+    return RankedTensorType::get(tensor.getShape(), elementType,
+                                 tensor.getEncoding());
   return elementType;
 }
 

@@ -23,7 +23,8 @@ Type getPointeeType(Type type);
 /// An i1 type of the shape of `type` (i1 for a scalar).
 Type getI1SameShape(Type type);
 
-/// `elementType` with the shape of `like` (a scalar when `like` is one).
+/// `elementType` with the shape and layout encoding of `like` (a scalar when
+/// `like` is one).
 Type getSameShapeAs(Type like, Type elementType);
 
 namespace OpTrait {

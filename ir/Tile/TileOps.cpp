@@ -534,18 +534,19 @@ static LogicalResult verifyAxisAndCount(Operation *op, ValueRange srcs,
 LogicalResult ReduceOp::verify() {
   if (failed(verifyAxisAndCount(*this, getSrcs(), getNumResults(), getAxis())))
     return failure();
+  // The result's layout encoding, if any, is the backend's to choose.
   for (auto [i, src, result] : llvm::enumerate(getSrcs(), getResult())) {
     auto srcType = cast<RankedTensorType>(src.getType());
     SmallVector<int64_t> shape(srcType.getShape());
     shape.erase(shape.begin() + getAxis());
-    Type expected =
-        shape.empty()
-            ? srcType.getElementType()
-            : Type(RankedTensorType::get(shape, srcType.getElementType()));
-    if (result.getType() != expected)
-      return emitOpError() << "result #" << i << " has type "
-                           << result.getType() << " but reducing axis "
-                           << getAxis() << " gives " << expected;
+    Type resultType = result.getType();
+    if (shapeOf(resultType) != ArrayRef<int64_t>(shape) ||
+        isa<RankedTensorType>(resultType) != !shape.empty() ||
+        getElementTypeOrSelf(resultType) != srcType.getElementType())
+      return emitOpError() << "result #" << i << " has type " << resultType
+                           << " but reducing axis " << getAxis()
+                           << " gives shape " << shapeStr(shape) << " of "
+                           << srcType.getElementType();
   }
   return success();
 }

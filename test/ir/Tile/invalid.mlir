@@ -409,7 +409,7 @@ func.func @reduce_axis(%x: tensor<4xf32>) {
 // -----
 
 func.func @reduce_result(%x: tensor<4x8xf32>) {
-  // expected-error @+1 {{'tile.reduce' op result #0 has type 'tensor<4xf32>' but reducing axis 0 gives 'tensor<8xf32>'}}
+  // expected-error @+1 {{'tile.reduce' op result #0 has type 'tensor<4xf32>' but reducing axis 0 gives shape [8] of 'f32'}}
   %0 = tile.reduce(%x) axis = 0 : (tensor<4x8xf32>) -> tensor<4xf32> { ^bb0(%a: f32, %b: f32): tile.reduce.return %a : f32 }
   return
 }
