@@ -545,6 +545,19 @@ bool LinearLayout::sublayoutIsZero(ArrayRef<std::string> inNames,
   return true;
 }
 
+llvm::hash_code mlir::tile::hash_value(const LinearLayout &layout) {
+  llvm::hash_code hash = llvm::hash_value(layout.getNumInDims());
+  for (const LinearLayout::InDim &in : layout.getInDims()) {
+    hash = llvm::hash_combine(hash, in.name);
+    for (const auto &basis : in.bases)
+      hash = llvm::hash_combine(
+          hash, llvm::hash_combine_range(basis.begin(), basis.end()));
+  }
+  for (const LinearLayout::OutDim &out : layout.getOutDims())
+    hash = llvm::hash_combine(hash, out.name, out.size);
+  return hash;
+}
+
 //===----------------------------------------------------------------------===//
 // Printing
 //===----------------------------------------------------------------------===//

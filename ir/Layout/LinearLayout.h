@@ -16,6 +16,7 @@
 #define TESSERA_IR_LAYOUT_LINEARLAYOUT_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -181,6 +182,8 @@ private:
   std::vector<InDim> ins;
   std::vector<OutDim> outs;
 };
+
+llvm::hash_code hash_value(const LinearLayout &layout);
 
 inline llvm::raw_ostream &operator<<(llvm::raw_ostream &os,
                                      const LinearLayout &layout) {

@@ -34,6 +34,7 @@ struct TileInlinerInterface : public DialectInlinerInterface {
 
 void TileDialect::initialize() {
   registerTypes();
+  registerAttributes();
   addOperations<
 #define GET_OP_LIST
 #include "ir/Tile/TileOps.cpp.inc"

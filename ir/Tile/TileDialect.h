@@ -8,6 +8,8 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/TypeUtilities.h"
 
+#include "ir/Layout/LayoutAttrs.h"
+
 #include "ir/Tile/TileDialect.h.inc"
 #include "ir/Tile/TileEnums.h.inc"
 

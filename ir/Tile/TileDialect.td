@@ -19,9 +19,13 @@ def Tile_Dialect : Dialect {
   }];
   let dependentDialects = ["arith::ArithDialect"];
   let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
   let hasConstantMaterializer = 1;
   let extraClassDeclaration = [{
     void registerTypes();
+    /// Registers the layout attributes of ir/Layout.
+    void registerAttributes();
   }];
 }
 

@@ -1,0 +1,434 @@
+//===- LayoutAttrs.cpp - layout attributes of the tile dialect ------------===//
+
+#include "ir/Layout/LayoutAttrs.h"
+
+#include "ir/Tile/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+#include "ir/Layout/LayoutInterfaces.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "ir/Layout/LayoutAttrs.cpp.inc"
+
+void TileDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "ir/Layout/LayoutAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static unsigned product(ArrayRef<unsigned> values) {
+  unsigned result = 1;
+  for (unsigned v : values)
+    result *= v;
+  return result;
+}
+
+static LogicalResult
+verifyPowersOfTwo(function_ref<InFlightDiagnostic()> emitError,
+                  StringRef name, ArrayRef<unsigned> values) {
+  for (unsigned v : values)
+    if (!llvm::isPowerOf2_32(v))
+      return emitError() << name << " must hold powers of two, got " << v;
+  return success();
+}
+
+static LogicalResult verifyOrder(function_ref<InFlightDiagnostic()> emitError,
+                                 ArrayRef<unsigned> order, unsigned rank) {
+  SmallVector<bool> seen(rank, false);
+  for (unsigned d : order) {
+    if (d >= rank || seen[d])
+      return emitError() << "order must be a permutation of 0.." << rank - 1;
+    seen[d] = true;
+  }
+  if (order.size() != rank)
+    return emitError() << "order must be a permutation of 0.." << rank - 1;
+  return success();
+}
+
+static LogicalResult
+verifyRank(function_ref<InFlightDiagnostic()> emitError, Attribute layout,
+           unsigned rank, ArrayRef<int64_t> shape) {
+  if (rank != shape.size())
+    return emitError() << "layout " << layout << " is for rank " << rank
+                       << " but the tensor has rank " << shape.size();
+  return success();
+}
+
+std::optional<LinearLayout> mlir::tile::toLinearLayout(RankedTensorType type) {
+  if (auto distributed =
+          dyn_cast_if_present<DistributedLayoutAttrInterface>(
+              type.getEncoding()))
+    return distributed.toLinearLayout(type.getShape());
+  if (auto shared =
+          dyn_cast_if_present<SharedLayoutAttrInterface>(type.getEncoding()))
+    return shared.toLinearLayout(type.getShape());
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// BlockedLayoutAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                          ArrayRef<unsigned> sizePerThread,
+                          ArrayRef<unsigned> threadsPerWarp,
+                          ArrayRef<unsigned> warpsPerCTA,
+                          ArrayRef<unsigned> order) {
+  unsigned rank = sizePerThread.size();
+  if (rank == 0)
+    return emitError() << "blocked layout needs at least one dimension";
+  if (threadsPerWarp.size() != rank || warpsPerCTA.size() != rank)
+    return emitError() << "sizePerThread, threadsPerWarp and warpsPerCTA "
+                          "must have one entry per dimension";
+  if (failed(verifyPowersOfTwo(emitError, "sizePerThread", sizePerThread)) ||
+      failed(verifyPowersOfTwo(emitError, "threadsPerWarp", threadsPerWarp)) ||
+      failed(verifyPowersOfTwo(emitError, "warpsPerCTA", warpsPerCTA)))
+    return failure();
+  return verifyOrder(emitError, order, rank);
+}
+
+LogicalResult BlockedLayoutAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  return verifyRank(emitError, *this, getRank(), shape);
+}
+
+LinearLayout BlockedLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  return blockedLayout(shape, getSizePerThread(), getThreadsPerWarp(),
+                       getWarpsPerCTA(), getOrder());
+}
+
+unsigned BlockedLayoutAttr::getRank() const { return getOrder().size(); }
+unsigned BlockedLayoutAttr::getWarpSize() const {
+  return product(getThreadsPerWarp());
+}
+unsigned BlockedLayoutAttr::getNumWarps() const {
+  return product(getWarpsPerCTA());
+}
+
+BlockedLayoutAttr BlockedLayoutAttr::getDefault(MLIRContext *context,
+                                                ArrayRef<int64_t> shape,
+                                                unsigned elementBitWidth,
+                                                unsigned numWarps,
+                                                unsigned warpSize,
+                                                unsigned contiguity,
+                                                ArrayRef<unsigned> order) {
+  BlockedParams p = defaultBlockedParams(shape, elementBitWidth, numWarps,
+                                         warpSize, contiguity, order);
+  return get(context, p.sizePerThread, p.threadsPerWarp, p.warpsPerCTA,
+             p.order);
+}
+
+//===----------------------------------------------------------------------===//
+// SliceLayoutAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+SliceLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        unsigned dim, DistributedLayoutAttrInterface parent) {
+  if (!parent)
+    return emitError() << "the parent of a slice must be a distributed layout";
+  if (dim >= parent.getRank())
+    return emitError() << "cannot slice dimension " << dim
+                       << " of a layout of rank " << parent.getRank();
+  return success();
+}
+
+LogicalResult SliceLayoutAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  return verifyRank(emitError, *this, getRank(), shape);
+}
+
+LinearLayout SliceLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  SmallVector<int64_t> parentShape(shape);
+  parentShape.insert(parentShape.begin() + getDim(), 1);
+  return sliceLayout(getParent().toLinearLayout(parentShape), getDim());
+}
+
+unsigned SliceLayoutAttr::getRank() const {
+  return getParent().getRank() - 1;
+}
+unsigned SliceLayoutAttr::getWarpSize() const {
+  return getParent().getWarpSize();
+}
+unsigned SliceLayoutAttr::getNumWarps() const {
+  return getParent().getNumWarps();
+}
+
+//===----------------------------------------------------------------------===//
+// LinearEncodingAttr
+//===----------------------------------------------------------------------===//
+
+static constexpr const char *kHardwareDims[] = {kRegister, kLane, kWarp,
+                                                kBlock};
+
+LogicalResult
+LinearEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                           LinearLayout layout) {
+  if (layout.getInDimNames() !=
+      SmallVector<std::string>(std::begin(kHardwareDims),
+                               std::end(kHardwareDims)))
+    return emitError() << "a linear layout maps register, lane, warp and "
+                          "block, in that order";
+  if (layout.getOutDimNames() != dimNames(layout.getNumOutDims()))
+    return emitError() << "a linear layout maps to dim0, dim1, ...";
+  return success();
+}
+
+Attribute LinearEncodingAttr::parse(AsmParser &parser, Type) {
+  std::vector<LinearLayout::InDim> ins;
+  size_t rank = 0;
+  bool rankKnown = false;
+  if (parser.parseLess() || parser.parseLBrace())
+    return {};
+  for (const char *name : kHardwareDims) {
+    if (name != kHardwareDims[0] && parser.parseComma())
+      return {};
+    if (parser.parseKeyword(name) || parser.parseEqual())
+      return {};
+    LinearLayout::InDim in{name, {}};
+    auto parseBasis = [&]() -> ParseResult {
+      std::vector<int32_t> basis;
+      if (parser.parseCommaSeparatedList(
+              AsmParser::Delimiter::Square, [&]() -> ParseResult {
+                int32_t value;
+                if (parser.parseInteger(value))
+                  return failure();
+                basis.push_back(value);
+                return success();
+              }))
+        return failure();
+      if (rankKnown && basis.size() != rank)
+        return parser.emitError(parser.getCurrentLocation(),
+                                "every basis needs one value per tensor "
+                                "dimension (")
+               << rank << ")";
+      rank = basis.size();
+      rankKnown = true;
+      in.bases.push_back(std::move(basis));
+      return success();
+    };
+    if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                       parseBasis))
+      return {};
+    ins.push_back(std::move(in));
+  }
+  if (parser.parseRBrace() || parser.parseGreater())
+    return {};
+  llvm::Expected<LinearLayout> layout = LinearLayout::createWithMinimalOuts(
+      std::move(ins), dimNames(rank));
+  if (!layout) {
+    parser.emitError(parser.getNameLoc(), llvm::toString(layout.takeError()));
+    return {};
+  }
+  return parser.getChecked<LinearEncodingAttr>(parser.getContext(), *layout);
+}
+
+void LinearEncodingAttr::print(AsmPrinter &printer) const {
+  printer << "<{";
+  llvm::interleaveComma(getLayout().getInDims(), printer,
+                        [&](const LinearLayout::InDim &in) {
+                          printer << in.name << " = [";
+                          llvm::interleaveComma(
+                              in.bases, printer, [&](const auto &basis) {
+                                printer << "[";
+                                llvm::interleaveComma(basis, printer);
+                                printer << "]";
+                              });
+                          printer << "]";
+                        });
+  printer << "}>";
+}
+
+LogicalResult LinearEncodingAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  if (failed(verifyRank(emitError, *this, getRank(), shape)))
+    return failure();
+  for (auto [d, size] : llvm::enumerate(shape))
+    if (getLayout().getOutDimSize(dimName(d)) > size)
+      return emitError() << "layout " << *this << " needs dimension " << d
+                         << " to have at least "
+                         << getLayout().getOutDimSize(dimName(d))
+                         << " elements, but it has " << size;
+  return success();
+}
+
+LinearLayout LinearEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  std::vector<LinearLayout::OutDim> outs;
+  for (auto [d, size] : llvm::enumerate(shape))
+    outs.push_back({dimName(d), static_cast<int32_t>(size)});
+  std::vector<LinearLayout::InDim> ins(getLayout().getInDims().begin(),
+                                       getLayout().getInDims().end());
+  return llvm::cantFail(LinearLayout::create(std::move(ins), std::move(outs)));
+}
+
+unsigned LinearEncodingAttr::getRank() const {
+  return getLayout().getNumOutDims();
+}
+unsigned LinearEncodingAttr::getWarpSize() const {
+  return getLayout().getInDimSize(kLane);
+}
+unsigned LinearEncodingAttr::getNumWarps() const {
+  return getLayout().getInDimSize(kWarp);
+}
+
+//===----------------------------------------------------------------------===//
+// DotOperandLayoutAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+DotOperandLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                             unsigned opIdx,
+                             DistributedLayoutAttrInterface parent,
+                             unsigned kWidth) {
+  if (opIdx > 1)
+    return emitError() << "opIdx must be 0 (A) or 1 (B), got " << opIdx;
+  if (!parent)
+    return emitError() << "the parent of a dot operand must be a "
+                          "distributed layout";
+  if (parent.getRank() < 2)
+    return emitError() << "the parent of a dot operand must have rank 2 or "
+                          "3, got "
+                       << parent.getRank();
+  return success();
+}
+
+LogicalResult DotOperandLayoutAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  return verifyRank(emitError, *this, getRank(), shape);
+}
+
+LinearLayout
+DotOperandLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  return getParent().toDotOperandLinearLayout(shape, getOpIdx(), getKWidth());
+}
+
+unsigned DotOperandLayoutAttr::getRank() const {
+  return getParent().getRank();
+}
+unsigned DotOperandLayoutAttr::getWarpSize() const {
+  return getParent().getWarpSize();
+}
+unsigned DotOperandLayoutAttr::getNumWarps() const {
+  return getParent().getNumWarps();
+}
+
+//===----------------------------------------------------------------------===//
+// Shared layouts
+//===----------------------------------------------------------------------===//
+
+LogicalResult SwizzledSharedLayoutAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, unsigned vec,
+    unsigned perPhase, unsigned maxPhase, ArrayRef<unsigned> order) {
+  if (failed(verifyPowersOfTwo(emitError, "vec, perPhase and maxPhase",
+                               {vec, perPhase, maxPhase})))
+    return failure();
+  if (order.empty())
+    return emitError() << "swizzled shared layout needs an order";
+  return verifyOrder(emitError, order, order.size());
+}
+
+LogicalResult SwizzledSharedLayoutAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  return verifyRank(emitError, *this, getOrder().size(), shape);
+}
+
+LinearLayout
+SwizzledSharedLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  return swizzledSharedLayout(shape, getVec(), getPerPhase(), getMaxPhase(),
+                              getOrder());
+}
+
+LogicalResult NVMMASharedLayoutAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, unsigned swizzlingByteWidth,
+    bool transposed, unsigned elementBitWidth) {
+  if (!llvm::is_contained({0u, 32u, 64u, 128u}, swizzlingByteWidth))
+    return emitError() << "swizzlingByteWidth must be 0, 32, 64 or 128, got "
+                       << swizzlingByteWidth;
+  if (!llvm::is_contained({8u, 16u, 32u, 64u}, elementBitWidth))
+    return emitError() << "elementBitWidth must be 8, 16, 32 or 64, got "
+                       << elementBitWidth;
+  return success();
+}
+
+LogicalResult NVMMASharedLayoutAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  if (failed(verifyRank(emitError, *this, 2, shape)))
+    return failure();
+  if (elementType.isIntOrFloat() &&
+      elementType.getIntOrFloatBitWidth() != getElementBitWidth())
+    return emitError() << "layout " << *this << " is for "
+                       << getElementBitWidth() << "-bit elements, not "
+                       << elementType;
+  return success();
+}
+
+LinearLayout
+NVMMASharedLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  return nvmmaSharedLayout(shape, getSwizzlingByteWidth(), getTransposed(),
+                           getElementBitWidth());
+}
+
+//===----------------------------------------------------------------------===//
+// Module-level checks
+//===----------------------------------------------------------------------===//
+
+LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  bool isWarpSize = name == "tile.warp_size";
+  if (!isWarpSize && name != "tile.num_warps")
+    return success();
+  auto value = dyn_cast<IntegerAttr>(attr.getValue());
+  if (!value || value.getInt() <= 0 || !llvm::isPowerOf2_64(value.getInt()))
+    return op->emitError() << "'" << name
+                           << "' must be a positive power of two";
+  // Every distributed layout in the module is made for this warp size and
+  // number of warps.
+  unsigned expected = value.getInt();
+  auto check = [&](Operation *user, Type type) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    auto layout = dyn_cast_if_present<DistributedLayoutAttrInterface>(
+        tensor ? tensor.getEncoding() : Attribute());
+    if (!layout)
+      return success();
+    unsigned actual = isWarpSize ? layout.getWarpSize() : layout.getNumWarps();
+    if (actual == expected)
+      return success();
+    return user->emitOpError()
+           << "has a layout with " << actual
+           << (isWarpSize ? " threads per warp" : " warps")
+           << " but the module's '" << name << "' is " << expected;
+  };
+  WalkResult result = op->walk([&](Operation *nested) {
+    for (Type type : nested->getResultTypes())
+      if (failed(check(nested, type)))
+        return WalkResult::interrupt();
+    for (Region &region : nested->getRegions())
+      for (Block &block : region)
+        for (Type type : block.getArgumentTypes())
+          if (failed(check(nested, type)))
+            return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}

@@ -1,0 +1,24 @@
+//===- LayoutAttrs.h - layout attributes of the tile dialect --------------===//
+
+#ifndef TESSERA_IR_LAYOUT_LAYOUTATTRS_H
+#define TESSERA_IR_LAYOUT_LAYOUTATTRS_H
+
+#include "ir/Layout/LayoutBuilders.h"
+#include "ir/Layout/LinearLayout.h"
+
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinAttributeInterfaces.h"
+#include "mlir/IR/TensorEncoding.h"
+
+#include "ir/Layout/LayoutInterfaces.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "ir/Layout/LayoutAttrs.h.inc"
+
+namespace mlir::tile {
+/// The linear form of `type`'s layout encoding, distributed or shared; none
+/// when the type has no layout.
+std::optional<LinearLayout> toLinearLayout(RankedTensorType type);
+} // namespace mlir::tile
+
+#endif // TESSERA_IR_LAYOUT_LAYOUTATTRS_H

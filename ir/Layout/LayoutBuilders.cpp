@@ -1,0 +1,227 @@
+//===- LayoutBuilders.cpp - the linear forms of the named layouts ---------===//
+
+#include "ir/Layout/LayoutBuilders.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <cassert>
+
+using namespace mlir::tile;
+using llvm::ArrayRef;
+
+std::string mlir::tile::dimName(unsigned dim) {
+  return "dim" + std::to_string(dim);
+}
+
+llvm::SmallVector<std::string> mlir::tile::dimNames(unsigned rank) {
+  llvm::SmallVector<std::string> names;
+  for (unsigned d = 0; d < rank; ++d)
+    names.push_back(dimName(d));
+  return names;
+}
+
+LinearLayout mlir::tile::fitToShape(const LinearLayout &layout,
+                                    ArrayRef<int64_t> shape) {
+  // Repeat registers along dimensions the layout does not cover.
+  LinearLayout grown = layout;
+  for (unsigned d = 0; d < shape.size(); ++d) {
+    int32_t size = grown.getOutDimSize(dimName(d));
+    if (size < shape[d])
+      grown = grown * LinearLayout::identity1D(shape[d] / size, kRegister,
+                                               dimName(d));
+  }
+  // Wrap what reaches beyond the shape; drop registers that only repeat.
+  std::vector<LinearLayout::InDim> ins;
+  for (const char *name : {kRegister, kLane, kWarp, kBlock}) {
+    LinearLayout::InDim in{name, {}};
+    for (int bit = 0; bit < grown.getInDimSizeLog2(name); ++bit) {
+      LinearLayout::Point image = grown.apply({{name, 1 << bit}});
+      std::vector<int32_t> basis(shape.size(), 0);
+      for (unsigned d = 0; d < shape.size(); ++d)
+        for (const auto &[out, value] : image)
+          if (out == dimName(d))
+            basis[d] = value & (shape[d] - 1);
+      bool isZero = llvm::all_of(basis, [](int32_t v) { return v == 0; });
+      if (!(isZero && in.name == kRegister))
+        in.bases.push_back(std::move(basis));
+    }
+    ins.push_back(std::move(in));
+  }
+  std::vector<LinearLayout::OutDim> outs;
+  for (unsigned d = 0; d < shape.size(); ++d)
+    outs.push_back({dimName(d), static_cast<int32_t>(shape[d])});
+  return llvm::cantFail(LinearLayout::create(std::move(ins), std::move(outs)));
+}
+
+LinearLayout mlir::tile::blockedLayout(ArrayRef<int64_t> shape,
+                                       ArrayRef<unsigned> sizePerThread,
+                                       ArrayRef<unsigned> threadsPerWarp,
+                                       ArrayRef<unsigned> warpsPerCTA,
+                                       ArrayRef<unsigned> order) {
+  LinearLayout regs, lanes, warps;
+  for (unsigned d : order) {
+    regs = regs * LinearLayout::identity1D(sizePerThread[d], kRegister,
+                                           dimName(d));
+    lanes = lanes * LinearLayout::identity1D(threadsPerWarp[d], kLane,
+                                             dimName(d));
+    warps = warps * LinearLayout::identity1D(warpsPerCTA[d], kWarp,
+                                             dimName(d));
+  }
+  return fitToShape(regs * lanes * warps, shape);
+}
+
+LinearLayout mlir::tile::sliceLayout(const LinearLayout &parent,
+                                     unsigned dim) {
+  unsigned rank = parent.getNumOutDims();
+  assert(dim < rank && "slice of a dimension the parent does not have");
+  std::vector<LinearLayout::InDim> ins;
+  for (const LinearLayout::InDim &in : parent.getInDims()) {
+    LinearLayout::InDim sliced{in.name, {}};
+    for (const auto &basis : in.bases) {
+      std::vector<int32_t> kept;
+      for (unsigned d = 0; d < rank; ++d)
+        if (d != dim)
+          kept.push_back(basis[d]);
+      // Registers that only walked the removed dimension are gone.
+      bool isZero = llvm::all_of(kept, [](int32_t v) { return v == 0; });
+      if (!(isZero && in.name == kRegister))
+        sliced.bases.push_back(std::move(kept));
+    }
+    ins.push_back(std::move(sliced));
+  }
+  std::vector<LinearLayout::OutDim> outs;
+  for (unsigned d = 0, j = 0; d < rank; ++d)
+    if (d != dim)
+      outs.push_back({dimName(j++), parent.getOutDimSize(dimName(d))});
+  return llvm::cantFail(LinearLayout::create(std::move(ins), std::move(outs)));
+}
+
+LinearLayout mlir::tile::dotOperandLayout(
+    ArrayRef<int64_t> shape, unsigned opIdx,
+    llvm::function_ref<LinearLayout(ArrayRef<int64_t>)> parentForShape) {
+  assert(shape.size() >= 2 && opIdx < 2);
+  unsigned rank = shape.size();
+  unsigned kDim = opIdx == 0 ? rank - 1 : rank - 2;
+  // The parent's layout with K collapsed: threads that differ only along the
+  // other operand's dimension hold the same elements.
+  llvm::SmallVector<int64_t> parentShape(shape);
+  parentShape[kDim] = 1;
+  LinearLayout parent = parentForShape(parentShape);
+  // Each thread holds all of K in registers, before the parent's registers.
+  LinearLayout k =
+      LinearLayout::identity1D(shape[kDim], kRegister, dimName(kDim));
+  return fitToShape(k * parent, shape);
+}
+
+LinearLayout mlir::tile::swizzledSharedLayout(ArrayRef<int64_t> shape,
+                                              unsigned vec, unsigned perPhase,
+                                              unsigned maxPhase,
+                                              ArrayRef<unsigned> order) {
+  unsigned rank = shape.size();
+  unsigned fast = order[0];
+  std::vector<LinearLayout::InDim> ins{{kOffset, {}}};
+  auto &bases = ins[0].bases;
+  auto unit = [&](unsigned dim, int32_t value) {
+    std::vector<int32_t> basis(rank, 0);
+    basis[dim] = value;
+    return basis;
+  };
+  for (int32_t i = 1; i < shape[fast]; i *= 2)
+    bases.push_back(unit(fast, i));
+  if (rank >= 2) {
+    unsigned slow = order[1];
+    for (int32_t row = 1; row < shape[slow]; row *= 2) {
+      std::vector<int32_t> basis = unit(slow, row);
+      int32_t phase = (row / perPhase) % maxPhase;
+      basis[fast] = (phase * vec) & (shape[fast] - 1);
+      bases.push_back(std::move(basis));
+    }
+  }
+  for (unsigned k = 2; k < rank; ++k)
+    for (int32_t i = 1; i < shape[order[k]]; i *= 2)
+      bases.push_back(unit(order[k], i));
+  std::vector<LinearLayout::OutDim> outs;
+  for (unsigned d = 0; d < rank; ++d)
+    outs.push_back({dimName(d), static_cast<int32_t>(shape[d])});
+  return llvm::cantFail(LinearLayout::create(std::move(ins), std::move(outs)));
+}
+
+LinearLayout mlir::tile::nvmmaSharedLayout(ArrayRef<int64_t> shape,
+                                           unsigned swizzleBytes,
+                                           bool transposed,
+                                           unsigned elementBitWidth) {
+  assert(shape.size() == 2);
+  unsigned fast = transposed ? 0 : 1, slow = 1 - fast;
+  int64_t rowElems =
+      swizzleBytes == 0
+          ? shape[fast]
+          : std::min<int64_t>(shape[fast], swizzleBytes * 8 / elementBitWidth);
+  int32_t vec = std::max(1u, 128 / elementBitWidth);
+  int32_t maxPhase = std::max(1u, swizzleBytes / 16);
+  std::vector<LinearLayout::InDim> ins{{kOffset, {}}};
+  auto &bases = ins[0].bases;
+  auto basis = [&](int32_t fastValue, int32_t slowValue) {
+    std::vector<int32_t> b(2, 0);
+    b[fast] = fastValue;
+    b[slow] = slowValue;
+    return b;
+  };
+  // One swizzled tile of rows, then the column tiles after each other.
+  for (int32_t i = 1; i < rowElems; i *= 2)
+    bases.push_back(basis(i, 0));
+  for (int32_t row = 1; row < shape[slow]; row *= 2)
+    bases.push_back(basis(((row % maxPhase) * vec) & (rowElems - 1), row));
+  for (int64_t i = rowElems; i < shape[fast]; i *= 2)
+    bases.push_back(basis(i, 0));
+  std::vector<LinearLayout::OutDim> outs{
+      {dimName(0), static_cast<int32_t>(shape[0])},
+      {dimName(1), static_cast<int32_t>(shape[1])}};
+  return llvm::cantFail(LinearLayout::create(std::move(ins), std::move(outs)));
+}
+
+BlockedParams mlir::tile::defaultBlockedParams(ArrayRef<int64_t> shape,
+                                               unsigned elementBitWidth,
+                                               unsigned numWarps,
+                                               unsigned warpSize,
+                                               unsigned contiguity,
+                                               ArrayRef<unsigned> order) {
+  unsigned rank = shape.size();
+  BlockedParams p;
+  if (order.empty())
+    for (unsigned d = rank; d-- > 0;)
+      p.order.push_back(d);
+  else
+    p.order.assign(order.begin(), order.end());
+  int64_t numElements = 1;
+  for (int64_t size : shape)
+    numElements *= size;
+  int64_t threads = int64_t(numWarps) * warpSize;
+  unsigned fast = p.order[0];
+  // 16 bytes a thread where the data allows, but never so many that threads
+  // sit idle.
+  int64_t vec = std::max(1u, 128 / std::max(1u, elementBitWidth));
+  vec = std::min<int64_t>({vec, std::max(1u, contiguity), shape[fast],
+                           std::max<int64_t>(1, numElements / threads)});
+  p.sizePerThread.assign(rank, 1);
+  p.sizePerThread[fast] = vec;
+
+  p.threadsPerWarp.assign(rank, 1);
+  p.warpsPerCTA.assign(rank, 1);
+  int64_t lanesLeft = warpSize, warpsLeft = numWarps;
+  for (unsigned k = 0; k < rank; ++k) {
+    unsigned d = p.order[k];
+    int64_t room = shape[d] / p.sizePerThread[d];
+    bool last = k + 1 == rank;
+    // The slowest dimension takes whatever lanes and warps are left.
+    int64_t lanes = last ? lanesLeft : std::clamp<int64_t>(room, 1, lanesLeft);
+    room = std::max<int64_t>(1, room / lanes);
+    int64_t warps = last ? warpsLeft : std::clamp<int64_t>(room, 1, warpsLeft);
+    p.threadsPerWarp[d] = lanes;
+    p.warpsPerCTA[d] = warps;
+    lanesLeft /= lanes;
+    warpsLeft /= warps;
+  }
+  return p;
+}

@@ -1,0 +1,98 @@
+//===- LayoutBuilders.h - the linear forms of the named layouts -----------===//
+//
+// The named layouts (blocked, slice, dot operand, swizzled shared memory and
+// the NVMMA swizzles of Hopper) as LinearLayouts, without MLIR: the layout
+// attributes call these, and so can code that has no MLIR context.
+//
+// Distributed layouts map (register, lane, warp, block) to (dim0, dim1, ...);
+// shared layouts map (offset) to (dim0, dim1, ...), `offset` counting
+// elements.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSERA_IR_LAYOUT_LAYOUTBUILDERS_H
+#define TESSERA_IR_LAYOUT_LAYOUTBUILDERS_H
+
+#include "ir/Layout/LinearLayout.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+namespace mlir::tile {
+
+/// Input dimension names of distributed layouts.
+inline constexpr const char *kRegister = "register";
+inline constexpr const char *kLane = "lane";
+inline constexpr const char *kWarp = "warp";
+inline constexpr const char *kBlock = "block";
+/// Input dimension of shared-memory layouts: the element offset.
+inline constexpr const char *kOffset = "offset";
+
+/// "dim0", "dim1", ...
+std::string dimName(unsigned dim);
+llvm::SmallVector<std::string> dimNames(unsigned rank);
+
+/// Adapts a layout to `shape`: registers repeat along dimensions the layout
+/// does not cover, and hardware bits that reach beyond a dimension hold the
+/// same elements as others (registers that would only repeat are dropped).
+/// Output dimensions become dim0..dimN-1 in order; input dimensions
+/// register, lane, warp, block.
+LinearLayout fitToShape(const LinearLayout &layout,
+                        llvm::ArrayRef<int64_t> shape);
+
+/// The blocked layout: each thread holds sizePerThread[d] consecutive
+/// elements along d, threadsPerWarp and warpsPerCTA tile that, `order` lists
+/// dimensions fastest first; repeated to cover `shape`.
+LinearLayout blockedLayout(llvm::ArrayRef<int64_t> shape,
+                           llvm::ArrayRef<unsigned> sizePerThread,
+                           llvm::ArrayRef<unsigned> threadsPerWarp,
+                           llvm::ArrayRef<unsigned> warpsPerCTA,
+                           llvm::ArrayRef<unsigned> order);
+
+/// The layout of `parent` (a layout of rank shape.size() + 1) with dimension
+/// `dim` removed: the tensor a reduction along `dim` leaves.
+LinearLayout sliceLayout(const LinearLayout &parent, unsigned dim);
+
+/// The layout of operand `opIdx` (0: MxK, 1: KxN) of a dot computed in the
+/// parent layout of its MxN result, where each thread holds whole rows of A
+/// (columns of B): `parentForShape` gives the parent's layout for a shape.
+LinearLayout dotOperandLayout(
+    llvm::ArrayRef<int64_t> shape, unsigned opIdx,
+    llvm::function_ref<LinearLayout(llvm::ArrayRef<int64_t>)> parentForShape);
+
+/// Shared memory with rows along order[1] of order[0]-contiguous elements,
+/// where groups of `vec` elements of row r move to group
+/// `(r / perPhase) % maxPhase` XOR their own: the classic bank-conflict
+/// swizzle.
+LinearLayout swizzledSharedLayout(llvm::ArrayRef<int64_t> shape, unsigned vec,
+                                  unsigned perPhase, unsigned maxPhase,
+                                  llvm::ArrayRef<unsigned> order);
+
+/// The 2-D shared layouts of Hopper's wgmma and TMA: rows of
+/// `swizzleBytes` (0, 32, 64 or 128) whose 16-byte chunks are XORed with the
+/// row index modulo swizzleBytes / 16; wider tensors are cut in column tiles
+/// stored one after the other. `transposed` makes dimension 0 the contiguous
+/// one.
+LinearLayout nvmmaSharedLayout(llvm::ArrayRef<int64_t> shape,
+                               unsigned swizzleBytes, bool transposed,
+                               unsigned elementBitWidth);
+
+/// Parameters of a default blocked layout.
+struct BlockedParams {
+  llvm::SmallVector<unsigned> sizePerThread, threadsPerWarp, warpsPerCTA,
+      order;
+};
+
+/// A good blocked layout for a tensor of `shape`: `order` (fastest first;
+/// row-major when empty) gives the contiguous dimension, along which each
+/// thread holds up to 16 bytes when `contiguity` (consecutive elements known
+/// to be contiguous and aligned, from the axis analysis) allows and the
+/// tensor has enough elements; lanes then warps fill the dimensions fastest
+/// first.
+BlockedParams defaultBlockedParams(llvm::ArrayRef<int64_t> shape,
+                                   unsigned elementBitWidth, unsigned numWarps,
+                                   unsigned warpSize, unsigned contiguity,
+                                   llvm::ArrayRef<unsigned> order = {});
+
+} // namespace mlir::tile
+
+#endif // TESSERA_IR_LAYOUT_LAYOUTBUILDERS_H
