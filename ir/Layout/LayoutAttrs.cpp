@@ -37,8 +37,8 @@ static unsigned product(ArrayRef<unsigned> values) {
 }
 
 static LogicalResult
-verifyPowersOfTwo(function_ref<InFlightDiagnostic()> emitError,
-                  StringRef name, ArrayRef<unsigned> values) {
+verifyPowersOfTwo(function_ref<InFlightDiagnostic()> emitError, StringRef name,
+                  ArrayRef<unsigned> values) {
   for (unsigned v : values)
     if (!llvm::isPowerOf2_32(v))
       return emitError() << name << " must hold powers of two, got " << v;
@@ -58,9 +58,9 @@ static LogicalResult verifyOrder(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-static LogicalResult
-verifyRank(function_ref<InFlightDiagnostic()> emitError, Attribute layout,
-           unsigned rank, ArrayRef<int64_t> shape) {
+static LogicalResult verifyRank(function_ref<InFlightDiagnostic()> emitError,
+                                Attribute layout, unsigned rank,
+                                ArrayRef<int64_t> shape) {
   if (rank != shape.size())
     return emitError() << "layout " << layout << " is for rank " << rank
                        << " but the tensor has rank " << shape.size();
@@ -68,9 +68,8 @@ verifyRank(function_ref<InFlightDiagnostic()> emitError, Attribute layout,
 }
 
 std::optional<LinearLayout> mlir::tile::toLinearLayout(RankedTensorType type) {
-  if (auto distributed =
-          dyn_cast_if_present<DistributedLayoutAttrInterface>(
-              type.getEncoding()))
+  if (auto distributed = dyn_cast_if_present<DistributedLayoutAttrInterface>(
+          type.getEncoding()))
     return distributed.toLinearLayout(type.getShape());
   if (auto shared =
           dyn_cast_if_present<SharedLayoutAttrInterface>(type.getEncoding()))
@@ -82,12 +81,10 @@ std::optional<LinearLayout> mlir::tile::toLinearLayout(RankedTensorType type) {
 // BlockedLayoutAttr
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                          ArrayRef<unsigned> sizePerThread,
-                          ArrayRef<unsigned> threadsPerWarp,
-                          ArrayRef<unsigned> warpsPerCTA,
-                          ArrayRef<unsigned> order) {
+LogicalResult BlockedLayoutAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError,
+    ArrayRef<unsigned> sizePerThread, ArrayRef<unsigned> threadsPerWarp,
+    ArrayRef<unsigned> warpsPerCTA, ArrayRef<unsigned> order) {
   unsigned rank = sizePerThread.size();
   if (rank == 0)
     return emitError() << "blocked layout needs at least one dimension";
@@ -120,13 +117,11 @@ unsigned BlockedLayoutAttr::getNumWarps() const {
   return product(getWarpsPerCTA());
 }
 
-BlockedLayoutAttr BlockedLayoutAttr::getDefault(MLIRContext *context,
-                                                ArrayRef<int64_t> shape,
-                                                unsigned elementBitWidth,
-                                                unsigned numWarps,
-                                                unsigned warpSize,
-                                                unsigned contiguity,
-                                                ArrayRef<unsigned> order) {
+BlockedLayoutAttr
+BlockedLayoutAttr::getDefault(MLIRContext *context, ArrayRef<int64_t> shape,
+                              unsigned elementBitWidth, unsigned numWarps,
+                              unsigned warpSize, unsigned contiguity,
+                              ArrayRef<unsigned> order) {
   BlockedParams p = defaultBlockedParams(shape, elementBitWidth, numWarps,
                                          warpSize, contiguity, order);
   return get(context, p.sizePerThread, p.threadsPerWarp, p.warpsPerCTA,
@@ -160,9 +155,7 @@ LinearLayout SliceLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   return sliceLayout(getParent().toLinearLayout(parentShape), getDim());
 }
 
-unsigned SliceLayoutAttr::getRank() const {
-  return getParent().getRank() - 1;
-}
+unsigned SliceLayoutAttr::getRank() const { return getParent().getRank() - 1; }
 unsigned SliceLayoutAttr::getWarpSize() const {
   return getParent().getWarpSize();
 }
@@ -204,14 +197,14 @@ Attribute LinearEncodingAttr::parse(AsmParser &parser, Type) {
     LinearLayout::InDim in{name, {}};
     auto parseBasis = [&]() -> ParseResult {
       std::vector<int32_t> basis;
-      if (parser.parseCommaSeparatedList(
-              AsmParser::Delimiter::Square, [&]() -> ParseResult {
-                int32_t value;
-                if (parser.parseInteger(value))
-                  return failure();
-                basis.push_back(value);
-                return success();
-              }))
+      if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                         [&]() -> ParseResult {
+                                           int32_t value;
+                                           if (parser.parseInteger(value))
+                                             return failure();
+                                           basis.push_back(value);
+                                           return success();
+                                         }))
         return failure();
       if (rankKnown && basis.size() != rank)
         return parser.emitError(parser.getCurrentLocation(),
@@ -230,8 +223,8 @@ Attribute LinearEncodingAttr::parse(AsmParser &parser, Type) {
   }
   if (parser.parseRBrace() || parser.parseGreater())
     return {};
-  llvm::Expected<LinearLayout> layout = LinearLayout::createWithMinimalOuts(
-      std::move(ins), dimNames(rank));
+  llvm::Expected<LinearLayout> layout =
+      LinearLayout::createWithMinimalOuts(std::move(ins), dimNames(rank));
   if (!layout) {
     parser.emitError(parser.getNameLoc(), llvm::toString(layout.takeError()));
     return {};
@@ -241,17 +234,16 @@ Attribute LinearEncodingAttr::parse(AsmParser &parser, Type) {
 
 void LinearEncodingAttr::print(AsmPrinter &printer) const {
   printer << "<{";
-  llvm::interleaveComma(getLayout().getInDims(), printer,
-                        [&](const LinearLayout::InDim &in) {
-                          printer << in.name << " = [";
-                          llvm::interleaveComma(
-                              in.bases, printer, [&](const auto &basis) {
-                                printer << "[";
-                                llvm::interleaveComma(basis, printer);
-                                printer << "]";
-                              });
-                          printer << "]";
-                        });
+  llvm::interleaveComma(
+      getLayout().getInDims(), printer, [&](const LinearLayout::InDim &in) {
+        printer << in.name << " = [";
+        llvm::interleaveComma(in.bases, printer, [&](const auto &basis) {
+          printer << "[";
+          llvm::interleaveComma(basis, printer);
+          printer << "]";
+        });
+        printer << "]";
+      });
   printer << "}>";
 }
 
@@ -273,8 +265,9 @@ LinearLayout LinearEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   std::vector<LinearLayout::OutDim> outs;
   for (auto [d, size] : llvm::enumerate(shape))
     outs.push_back({dimName(d), static_cast<int32_t>(size)});
-  std::vector<LinearLayout::InDim> ins(getLayout().getInDims().begin(),
-                                       getLayout().getInDims().end());
+  LinearLayout layout = getLayout();
+  std::vector<LinearLayout::InDim> ins(layout.getInDims().begin(),
+                                       layout.getInDims().end());
   return llvm::cantFail(LinearLayout::create(std::move(ins), std::move(outs)));
 }
 
@@ -292,11 +285,9 @@ unsigned LinearEncodingAttr::getNumWarps() const {
 // DotOperandLayoutAttr
 //===----------------------------------------------------------------------===//
 
-LogicalResult
-DotOperandLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                             unsigned opIdx,
-                             DistributedLayoutAttrInterface parent,
-                             unsigned kWidth) {
+LogicalResult DotOperandLayoutAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, unsigned opIdx,
+    DistributedLayoutAttrInterface parent, unsigned kWidth) {
   if (opIdx > 1)
     return emitError() << "opIdx must be 0 (A) or 1 (B), got " << opIdx;
   if (!parent)
@@ -320,9 +311,7 @@ DotOperandLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   return getParent().toDotOperandLinearLayout(shape, getOpIdx(), getKWidth());
 }
 
-unsigned DotOperandLayoutAttr::getRank() const {
-  return getParent().getRank();
-}
+unsigned DotOperandLayoutAttr::getRank() const { return getParent().getRank(); }
 unsigned DotOperandLayoutAttr::getWarpSize() const {
   return getParent().getWarpSize();
 }
@@ -334,9 +323,10 @@ unsigned DotOperandLayoutAttr::getNumWarps() const {
 // Shared layouts
 //===----------------------------------------------------------------------===//
 
-LogicalResult SwizzledSharedLayoutAttr::verify(
-    function_ref<InFlightDiagnostic()> emitError, unsigned vec,
-    unsigned perPhase, unsigned maxPhase, ArrayRef<unsigned> order) {
+LogicalResult
+SwizzledSharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 unsigned vec, unsigned perPhase,
+                                 unsigned maxPhase, ArrayRef<unsigned> order) {
   if (failed(verifyPowersOfTwo(emitError, "vec, perPhase and maxPhase",
                                {vec, perPhase, maxPhase})))
     return failure();
@@ -357,9 +347,10 @@ SwizzledSharedLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
                               getOrder());
 }
 
-LogicalResult NVMMASharedLayoutAttr::verify(
-    function_ref<InFlightDiagnostic()> emitError, unsigned swizzlingByteWidth,
-    bool transposed, unsigned elementBitWidth) {
+LogicalResult
+NVMMASharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                              unsigned swizzlingByteWidth, bool transposed,
+                              unsigned elementBitWidth) {
   if (!llvm::is_contained({0u, 32u, 64u, 128u}, swizzlingByteWidth))
     return emitError() << "swizzlingByteWidth must be 0, 32, 64 or 128, got "
                        << swizzlingByteWidth;

@@ -29,8 +29,8 @@ LinearLayout mlir::tile::fitToShape(const LinearLayout &layout,
   for (unsigned d = 0; d < shape.size(); ++d) {
     int32_t size = grown.getOutDimSize(dimName(d));
     if (size < shape[d])
-      grown = grown * LinearLayout::identity1D(shape[d] / size, kRegister,
-                                               dimName(d));
+      grown = grown *
+              LinearLayout::identity1D(shape[d] / size, kRegister, dimName(d));
   }
   // Wrap what reaches beyond the shape; drop registers that only repeat.
   std::vector<LinearLayout::InDim> ins;
@@ -62,18 +62,16 @@ LinearLayout mlir::tile::blockedLayout(ArrayRef<int64_t> shape,
                                        ArrayRef<unsigned> order) {
   LinearLayout regs, lanes, warps;
   for (unsigned d : order) {
-    regs = regs * LinearLayout::identity1D(sizePerThread[d], kRegister,
-                                           dimName(d));
-    lanes = lanes * LinearLayout::identity1D(threadsPerWarp[d], kLane,
-                                             dimName(d));
-    warps = warps * LinearLayout::identity1D(warpsPerCTA[d], kWarp,
-                                             dimName(d));
+    regs = regs *
+           LinearLayout::identity1D(sizePerThread[d], kRegister, dimName(d));
+    lanes =
+        lanes * LinearLayout::identity1D(threadsPerWarp[d], kLane, dimName(d));
+    warps = warps * LinearLayout::identity1D(warpsPerCTA[d], kWarp, dimName(d));
   }
   return fitToShape(regs * lanes * warps, shape);
 }
 
-LinearLayout mlir::tile::sliceLayout(const LinearLayout &parent,
-                                     unsigned dim) {
+LinearLayout mlir::tile::sliceLayout(const LinearLayout &parent, unsigned dim) {
   unsigned rank = parent.getNumOutDims();
   assert(dim < rank && "slice of a dimension the parent does not have");
   std::vector<LinearLayout::InDim> ins;
@@ -181,12 +179,9 @@ LinearLayout mlir::tile::nvmmaSharedLayout(ArrayRef<int64_t> shape,
   return llvm::cantFail(LinearLayout::create(std::move(ins), std::move(outs)));
 }
 
-BlockedParams mlir::tile::defaultBlockedParams(ArrayRef<int64_t> shape,
-                                               unsigned elementBitWidth,
-                                               unsigned numWarps,
-                                               unsigned warpSize,
-                                               unsigned contiguity,
-                                               ArrayRef<unsigned> order) {
+BlockedParams mlir::tile::defaultBlockedParams(
+    ArrayRef<int64_t> shape, unsigned elementBitWidth, unsigned numWarps,
+    unsigned warpSize, unsigned contiguity, ArrayRef<unsigned> order) {
   unsigned rank = shape.size();
   BlockedParams p;
   if (order.empty())

@@ -78,8 +78,7 @@ LinearLayout nvmmaSharedLayout(llvm::ArrayRef<int64_t> shape,
 
 /// Parameters of a default blocked layout.
 struct BlockedParams {
-  llvm::SmallVector<unsigned> sizePerThread, threadsPerWarp, warpsPerCTA,
-      order;
+  llvm::SmallVector<unsigned> sizePerThread, threadsPerWarp, warpsPerCTA, order;
 };
 
 /// A good blocked layout for a tensor of `shape`: `order` (fastest first;
