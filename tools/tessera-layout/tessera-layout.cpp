@@ -1,0 +1,174 @@
+//===- tessera-layout.cpp - show which thread holds which element ---------===//
+//
+// Prints a layout attribute for a tensor type: for each element, the
+// (warp, lane, register) holding it (or its shared-memory offset), or, with
+// --view=hardware, for each warp and lane the elements its registers hold.
+//
+//   tessera-layout -l '#tile.blocked<{...}>' -t 'tensor<16x16xf16>'
+//
+//===----------------------------------------------------------------------===//
+
+#include "ir/Layout/LayoutAttrs.h"
+#include "ir/Tile/TileDialect.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+llvm::cl::opt<std::string>
+    layoutText("l",
+               llvm::cl::desc("the layout attribute, e.g. "
+                              "'#tile.blocked<{...}>'"),
+               llvm::cl::value_desc("attribute"), llvm::cl::Required);
+llvm::cl::opt<std::string>
+    typeText("t", llvm::cl::desc("the tensor type, e.g. 'tensor<16x16xf16>'"),
+             llvm::cl::value_desc("type"), llvm::cl::Required);
+enum class View { Tensor, Hardware };
+llvm::cl::opt<View>
+    view("view", llvm::cl::desc("what to list"), llvm::cl::init(View::Tensor),
+         llvm::cl::values(
+             clEnumValN(View::Tensor, "tensor",
+                        "for each element, who holds it (default)"),
+             clEnumValN(View::Hardware, "hardware",
+                        "for each warp and lane (or offset), what it holds")));
+
+std::string coordText(const LinearLayout::Point &point) {
+  std::string text = "(";
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(point, os, [&](const auto &p) { os << p.second; });
+  os << ")";
+  return text;
+}
+
+/// Flattens a tensor coordinate, row-major.
+int64_t flatIndex(const LinearLayout::Point &point, ArrayRef<int64_t> shape) {
+  int64_t index = 0;
+  for (auto [d, p] : llvm::enumerate(point))
+    index = index * shape[d] + p.second;
+  return index;
+}
+
+/// Prints one entry per element in row-major order, a row per line.
+void printTensor(ArrayRef<int64_t> shape,
+                 const std::vector<std::vector<std::string>> &holders) {
+  int64_t rowLength = shape.back();
+  for (int64_t i = 0; i < int64_t(holders.size()); ++i) {
+    if (i % rowLength == 0) {
+      // Leading coordinates of the row, for tensors of rank 3 and more.
+      if (shape.size() > 2 && i % (rowLength * shape[shape.size() - 2]) == 0) {
+        llvm::outs() << "[";
+        int64_t rest = i;
+        SmallVector<int64_t> lead;
+        for (size_t d = shape.size(); d-- > 0;) {
+          lead.push_back(rest % shape[d]);
+          rest /= shape[d];
+        }
+        for (size_t d = shape.size() - 1; d-- > 2;)
+          llvm::outs() << lead[d] << ", ";
+        llvm::outs() << lead[2] << ", :, :]\n";
+      }
+      llvm::outs() << "[";
+    }
+    llvm::outs() << llvm::join(holders[i], "|");
+    llvm::outs() << ((i + 1) % rowLength == 0 ? "]\n" : ", ");
+  }
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  llvm::cl::ParseCommandLineOptions(
+      argc, argv,
+      "Tessera layout viewer: which (warp, lane, register) holds each "
+      "element of a tensor\n");
+  MLIRContext context;
+  context.loadDialect<TileDialect>();
+  auto fail = [](const llvm::Twine &message) {
+    llvm::WithColor::error(llvm::errs(), "tessera-layout") << message << "\n";
+    return 1;
+  };
+  // Parse errors are reported by the handler; it keeps the process alive.
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    diagnostics += diag.str() + "\n";
+    return success();
+  });
+  Attribute layout = parseAttribute(layoutText, &context);
+  if (!layout)
+    return fail("cannot parse the layout '" + layoutText + "': " + diagnostics);
+  auto type =
+      dyn_cast_if_present<RankedTensorType>(parseType(typeText, &context));
+  if (!type)
+    return fail("'" + typeText + "' is not a ranked tensor type " +
+                diagnostics);
+  auto emitLayoutError = [&] {
+    return mlir::emitError(UnknownLoc::get(&context));
+  };
+  if (auto encoding = dyn_cast<VerifiableTensorEncoding>(layout))
+    if (failed(encoding.verifyEncoding(type.getShape(), type.getElementType(),
+                                       emitLayoutError)))
+      return fail(diagnostics);
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t elements = type.getNumElements();
+  std::vector<std::vector<std::string>> holders(elements);
+
+  if (auto shared = dyn_cast<SharedLayoutAttrInterface>(layout)) {
+    LinearLayout ll = shared.toLinearLayout(shape);
+    llvm::outs() << "Shared layout " << layout << " of " << type << "\n";
+    for (int32_t offset = 0; offset < ll.getInDimSize(kOffset); ++offset) {
+      LinearLayout::Point element = ll.apply({{kOffset, offset}});
+      if (view == View::Hardware)
+        llvm::outs() << "offset " << offset << ": " << coordText(element)
+                     << "\n";
+      else
+        holders[flatIndex(element, shape)].push_back(std::to_string(offset));
+    }
+    if (view == View::Tensor)
+      printTensor(shape, holders);
+    return 0;
+  }
+  auto distributed = dyn_cast<DistributedLayoutAttrInterface>(layout);
+  if (!distributed)
+    return fail("'" + layoutText + "' is not a layout attribute");
+  LinearLayout ll = distributed.toLinearLayout(shape);
+  int32_t lanes = ll.getInDimSize(kLane);
+  llvm::outs() << "Distributed layout " << layout << " of " << type << "\n"
+               << ll.getInDimSize(kWarp) << " warps of " << lanes << " lanes, "
+               << ll.getInDimSize(kRegister)
+               << " registers each; T<thread>:<register>, thread = warp * "
+               << lanes << " + lane\n";
+  for (int32_t w = 0; w < ll.getInDimSize(kWarp); ++w) {
+    if (view == View::Hardware)
+      llvm::outs() << "Warp " << w << ":\n";
+    for (int32_t l = 0; l < lanes; ++l) {
+      if (view == View::Hardware)
+        llvm::outs() << "  T" << w * lanes + l << ":";
+      for (int32_t r = 0; r < ll.getInDimSize(kRegister); ++r) {
+        LinearLayout::Point element =
+            ll.apply({{kRegister, r}, {kLane, l}, {kWarp, w}});
+        if (view == View::Hardware)
+          llvm::outs() << " " << coordText(element);
+        else
+          holders[flatIndex(element, shape)].push_back(
+              "T" + std::to_string(w * lanes + l) + ":" + std::to_string(r));
+      }
+      if (view == View::Hardware)
+        llvm::outs() << "\n";
+    }
+  }
+  if (view == View::Tensor)
+    printTensor(shape, holders);
+  return 0;
+}
