@@ -6,8 +6,13 @@
 //
 //   tessera-layout -l '#tile.blocked<{...}>' -t 'tensor<16x16xf16>'
 //
+// With --to, it instead plans the conversion from -l to another distributed
+// layout: how data moves, and for a trip through shared memory its size,
+// swizzle and bank traffic.
+//
 //===----------------------------------------------------------------------===//
 
+#include "ir/Layout/ConversionPlan.h"
 #include "ir/Layout/LayoutAttrs.h"
 #include "ir/Tile/TileDialect.h"
 
@@ -35,6 +40,10 @@ llvm::cl::opt<std::string>
 llvm::cl::opt<std::string>
     typeText("t", llvm::cl::desc("the tensor type, e.g. 'tensor<16x16xf16>'"),
              llvm::cl::value_desc("type"), llvm::cl::Required);
+llvm::cl::opt<std::string>
+    targetText("to",
+               llvm::cl::desc("plan the conversion to this distributed layout"),
+               llvm::cl::value_desc("attribute"));
 enum class View { Tensor, Hardware };
 llvm::cl::opt<View>
     view("view", llvm::cl::desc("what to list"), llvm::cl::init(View::Tensor),
@@ -143,6 +152,44 @@ int main(int argc, char **argv) {
   if (!distributed)
     return fail("'" + layoutText + "' is not a layout attribute");
   LinearLayout ll = distributed.toLinearLayout(shape);
+  if (!targetText.empty()) {
+    auto target = dyn_cast_if_present<DistributedLayoutAttrInterface>(
+        parseAttribute(targetText, &context));
+    if (!target)
+      return fail("'" + targetText + "' is not a distributed layout " +
+                  diagnostics);
+    if (failed(cast<VerifiableTensorEncoding>(Attribute(target))
+                   .verifyEncoding(shape, type.getElementType(),
+                                   emitLayoutError)))
+      return fail(diagnostics);
+    unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+    std::optional<ConversionPlan> plan =
+        planConversion(ll, target.toLinearLayout(shape), bits);
+    if (!plan)
+      return fail("the target layout holds elements the source does not");
+    llvm::outs() << "conversion: " << stringifyConversionKind(plan->kind)
+                 << "\n";
+    if (plan->kind != ConversionKind::SharedMemory)
+      return 0;
+    const BankTraffic &t = plan->traffic;
+    llvm::outs() << "shared memory: " << plan->sharedBytes << " bytes\n";
+    if (plan->swizzle) {
+      llvm::outs() << "swizzle: vec = " << plan->swizzle->vec
+                   << ", perPhase = " << plan->swizzle->perPhase
+                   << ", maxPhase = " << plan->swizzle->maxPhase
+                   << ", order = [";
+      llvm::interleaveComma(plan->swizzle->order, llvm::outs());
+      llvm::outs() << "]\n";
+    } else
+      llvm::outs() << "swizzle: linear\n" << plan->shared << "\n";
+    llvm::outs() << "store: " << t.storeVec << " elements per access, "
+                 << t.storeWavefronts << " wavefronts per warp ("
+                 << t.idealStoreWavefronts << " without conflicts)\n"
+                 << "load: " << t.loadVec << " elements per access, "
+                 << t.loadWavefronts << " wavefronts per warp ("
+                 << t.idealLoadWavefronts << " without conflicts)\n";
+    return 0;
+  }
   int32_t lanes = ll.getInDimSize(kLane);
   llvm::outs() << "Distributed layout " << layout << " of " << type << "\n"
                << ll.getInDimSize(kWarp) << " warps of " << lanes << " lanes, "
