@@ -128,6 +128,14 @@ void AxisInfo::print(raw_ostream &os) const {
     os << ", constant = " << *constantValue;
 }
 
+int64_t mlir::tile::getAlignedContiguity(const AxisInfo &pointers,
+                                         unsigned dim, unsigned elementBytes) {
+  int64_t alignedElements =
+      std::max<int64_t>(1, pointers.getDivisibility(dim) / elementBytes);
+  // Both are powers of two, so the smaller divides the larger.
+  return std::min(pointers.getContiguity(dim), alignedElements);
+}
+
 //===----------------------------------------------------------------------===//
 // Transfer functions
 //===----------------------------------------------------------------------===//

@@ -72,6 +72,13 @@ private:
   std::optional<int64_t> constantValue;
 };
 
+/// How many consecutive elements along `dim` can be accessed as one aligned
+/// vector through pointers with this info: they are contiguous, and the
+/// address of each run's first element is aligned to the whole run. This is
+/// the `contiguity` a backend gives BlockedLayoutAttr::getDefault.
+int64_t getAlignedContiguity(const AxisInfo &pointers, unsigned dim,
+                             unsigned elementBytes);
+
 /// Runs the axis analysis over `root` (a module or a function) and answers
 /// queries about the values inside it.
 class AxisInfoAnalysis {

@@ -84,7 +84,8 @@ struct BlockedParams {
 /// A good blocked layout for a tensor of `shape`: `order` (fastest first;
 /// row-major when empty) gives the contiguous dimension, along which each
 /// thread holds up to 16 bytes when `contiguity` (consecutive elements known
-/// to be contiguous and aligned, from the axis analysis) allows and the
+/// to be contiguous and aligned, from the axis analysis:
+/// getAlignedContiguity in transforms/AxisInfo.h) allows and the
 /// tensor has enough elements; lanes then warps fill the dimensions fastest
 /// first.
 BlockedParams defaultBlockedParams(llvm::ArrayRef<int64_t> shape,

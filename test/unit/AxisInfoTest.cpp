@@ -68,6 +68,20 @@ TEST(AxisInfo, PrintIsReadable) {
             "contiguity = [8, 1], divisibility = [16, 4], constancy = [1, 2]");
 }
 
+TEST(AxisInfo, AlignedContiguityBoundsVectors) {
+  // 1024 contiguous fp32 pointers, 16-byte aligned: 4-element vectors.
+  AxisInfo aligned({1024}, {16}, {1});
+  EXPECT_EQ(getAlignedContiguity(aligned, 0, 4), 4);
+  EXPECT_EQ(getAlignedContiguity(aligned, 0, 2), 8);
+  // Only 4-byte alignment: scalar fp32 accesses.
+  EXPECT_EQ(getAlignedContiguity(AxisInfo({1024}, {4}, {1}), 0, 4), 1);
+  // Short runs bound the vector whatever the alignment.
+  EXPECT_EQ(getAlignedContiguity(AxisInfo({2, 64}, {64, 64}, {1, 1}), 0, 2),
+            2);
+  EXPECT_EQ(getAlignedContiguity(AxisInfo({2, 64}, {64, 64}, {1, 1}), 1, 2),
+            32);
+}
+
 /// The analysis API answers for values of a parsed kernel, including a value
 /// carried around a loop.
 TEST(AxisInfoAnalysis, LooksUpValues) {
