@@ -453,18 +453,23 @@ LinearLayout LinearLayout::transposeOuts(ArrayRef<std::string> order) const {
     perm.push_back(j);
     newOuts.push_back(outs[j]);
   }
-  std::vector<InDim> newIns;
+  return LinearLayout(projectBases(ins, perm), std::move(newOuts));
+}
+
+std::vector<LinearLayout::InDim>
+LinearLayout::projectBases(ArrayRef<InDim> ins, ArrayRef<int> outIndices) {
+  std::vector<InDim> projected;
   for (const InDim &in : ins) {
     InDim dim{in.name, {}};
     for (const auto &basis : in.bases) {
-      std::vector<int32_t> permuted;
-      for (int j : perm)
-        permuted.push_back(basis[j]);
-      dim.bases.push_back(std::move(permuted));
+      std::vector<int32_t> values;
+      for (int j : outIndices)
+        values.push_back(basis[j]);
+      dim.bases.push_back(std::move(values));
     }
-    newIns.push_back(std::move(dim));
+    projected.push_back(std::move(dim));
   }
-  return LinearLayout(std::move(newIns), std::move(newOuts));
+  return projected;
 }
 
 LinearLayout
@@ -519,20 +524,11 @@ LinearLayout LinearLayout::sublayout(ArrayRef<std::string> inNames,
       keptOuts.push_back(j);
       newOuts.push_back(out);
     }
-  std::vector<InDim> newIns;
-  for (const InDim &in : ins) {
-    if (!llvm::is_contained(inNames, in.name))
-      continue;
-    InDim dim{in.name, {}};
-    for (const auto &basis : in.bases) {
-      std::vector<int32_t> kept;
-      for (int j : keptOuts)
-        kept.push_back(basis[j]);
-      dim.bases.push_back(std::move(kept));
-    }
-    newIns.push_back(std::move(dim));
-  }
-  return LinearLayout(std::move(newIns), std::move(newOuts));
+  std::vector<InDim> keptIns;
+  for (const InDim &in : ins)
+    if (llvm::is_contained(inNames, in.name))
+      keptIns.push_back(in);
+  return LinearLayout(projectBases(keptIns, keptOuts), std::move(newOuts));
 }
 
 bool LinearLayout::sublayoutIsZero(ArrayRef<std::string> inNames,

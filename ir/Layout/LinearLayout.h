@@ -170,6 +170,10 @@ private:
   LinearLayout(std::vector<InDim> ins, std::vector<OutDim> outs)
       : ins(std::move(ins)), outs(std::move(outs)) {}
 
+  /// `ins` with each basis keeping the values of the outputs at
+  /// `outIndices`, in that order.
+  static std::vector<InDim> projectBases(llvm::ArrayRef<InDim> ins,
+                                         llvm::ArrayRef<int> outIndices);
   int findIn(llvm::StringRef name) const;
   int findOut(llvm::StringRef name) const;
   int32_t totalOutBits() const;

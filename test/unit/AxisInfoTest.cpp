@@ -76,8 +76,7 @@ TEST(AxisInfo, AlignedContiguityBoundsVectors) {
   // Only 4-byte alignment: scalar fp32 accesses.
   EXPECT_EQ(getAlignedContiguity(AxisInfo({1024}, {4}, {1}), 0, 4), 1);
   // Short runs bound the vector whatever the alignment.
-  EXPECT_EQ(getAlignedContiguity(AxisInfo({2, 64}, {64, 64}, {1, 1}), 0, 2),
-            2);
+  EXPECT_EQ(getAlignedContiguity(AxisInfo({2, 64}, {64, 64}, {1, 1}), 0, 2), 2);
   EXPECT_EQ(getAlignedContiguity(AxisInfo({2, 64}, {64, 64}, {1, 1}), 1, 2),
             32);
 }

@@ -299,20 +299,11 @@ TEST(LayoutAttrs, ConvertThroughTheInterface) {
   LinearLayout ll = blocked.toLinearLayout({32, 128});
   EXPECT_EQ(ll, blockedLayout({32, 128}, {1, 4}, {4, 16}, {2, 2}, {1, 0}));
 
-  // The same layout written as a linear attribute is the same map.
+  // The same layout, printed as a linear attribute and parsed back, is the
+  // same map.
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << "#tile.linear<{";
-  llvm::interleaveComma(ll.getInDims(), os, [&](const auto &in) {
-    os << in.name << " = [";
-    llvm::interleaveComma(in.bases, os, [&](const auto &basis) {
-      os << "[";
-      llvm::interleaveComma(basis, os);
-      os << "]";
-    });
-    os << "]";
-  });
-  os << "}>";
+  os << LinearEncodingAttr::get(&context, ll);
   auto linear = dyn_cast<DistributedLayoutAttrInterface>(parse(text));
   ASSERT_TRUE(linear);
   EXPECT_EQ(linear.toLinearLayout({32, 128}), ll);
