@@ -1,0 +1,61 @@
+//===- Interpreter.h - execute tile IR on the host ------------------------===//
+//
+// The host interpreter runs a kernel in `tile` IR one program instance at a
+// time over a launch grid, on memory the caller owns (numpy arrays, torch CPU
+// tensors). It is how kernels are debugged without a GPU and the reference
+// GPU backends are checked against. Every access is checked against the
+// buffers the caller declared: an out-of-bounds access is an error naming the
+// kernel's source line, never a write to stray memory.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSERA_RUNTIME_HOST_INTERPRETER_H
+#define TESSERA_RUNTIME_HOST_INTERPRETER_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class Operation;
+} // namespace mlir
+
+namespace mlir::tile {
+
+/// Memory a kernel may touch: [address, address + bytes).
+struct HostBuffer {
+  uint64_t address = 0;
+  uint64_t bytes = 0;
+  /// For messages: the argument it was passed as.
+  std::string name;
+};
+
+/// A kernel argument: an integer, a float, or a pointer (an address).
+struct HostArg {
+  enum class Kind { Int, Float, Pointer } kind = Kind::Int;
+  int64_t intValue = 0;
+  double floatValue = 0;
+  uint64_t pointer = 0;
+
+  static HostArg ofInt(int64_t v) { return {Kind::Int, v, 0, 0}; }
+  static HostArg ofFloat(double v) { return {Kind::Float, 0, v, 0}; }
+  static HostArg ofPointer(uint64_t p) { return {Kind::Pointer, 0, 0, p}; }
+};
+
+/// Runs `kernel` (a func.func in tile IR) for every program id of `grid`.
+/// Device prints go to `out`. Fails, with the kernel's source location, on
+/// an out-of-bounds access, a failed device assert, or an op the interpreter
+/// does not know.
+llvm::Error interpretKernel(Operation *kernel, std::array<int64_t, 3> grid,
+                            llvm::ArrayRef<HostArg> args,
+                            llvm::ArrayRef<HostBuffer> buffers,
+                            llvm::raw_ostream &out = llvm::outs());
+
+} // namespace mlir::tile
+
+#endif // TESSERA_RUNTIME_HOST_INTERPRETER_H

@@ -1,0 +1,240 @@
+//===- InterpreterTest.cpp - the host interpreter on the example kernels --===//
+
+#include "runtime/host/Interpreter.h"
+
+#include "ir/Tile/TileOps.h"
+#include "transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/APFloat.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <numeric>
+#include <random>
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+class InterpreterTest : public ::testing::TestWithParam<bool> {
+protected:
+  InterpreterTest() {
+    DialectRegistry registry;
+    registry.insert<TileDialect, arith::ArithDialect, func::FuncDialect,
+                    math::MathDialect, scf::SCFDialect>();
+    func::registerInlinerExtension(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  /// Parses an example (optimised by the default pipeline when the test's
+  /// parameter says so) and returns its public kernel.
+  func::FuncOp load(llvm::StringRef file) {
+    module = parseSourceFile<ModuleOp>(
+        (llvm::Twine(TESSERA_SOURCE_DIR) + "/examples/tile/" + file).str(),
+        &context);
+    EXPECT_TRUE(module);
+    if (GetParam()) {
+      PassManager pm(&context);
+      buildDefaultPipeline(pm);
+      EXPECT_TRUE(succeeded(pm.run(*module)));
+    }
+    for (auto func : module->getOps<func::FuncOp>())
+      if (func.isPublic())
+        return func;
+    return {};
+  }
+
+  template <typename T>
+  static HostBuffer buffer(std::vector<T> &v, const char *name) {
+    return {reinterpret_cast<uint64_t>(v.data()), v.size() * sizeof(T), name};
+  }
+  template <typename T> static HostArg pointer(std::vector<T> &v) {
+    return HostArg::ofPointer(reinterpret_cast<uint64_t>(v.data()));
+  }
+
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+};
+
+TEST_P(InterpreterTest, VectorAdd) {
+  func::FuncOp kernel = load("vector_add.mlir");
+  int n = 3000;
+  std::vector<float> x(n), y(n), z(n, -1.0f);
+  std::iota(x.begin(), x.end(), 0.5f);
+  for (int i = 0; i < n; ++i)
+    y[i] = 2.0f * i;
+  llvm::Error err =
+      interpretKernel(kernel, {(n + 1023) / 1024, 1, 1},
+                      {pointer(x), pointer(y), pointer(z), HostArg::ofInt(n)},
+                      {buffer(x, "x"), buffer(y, "y"), buffer(z, "z")});
+  ASSERT_FALSE(bool(err)) << llvm::toString(std::move(err));
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(z[i], x[i] + y[i]) << i;
+}
+
+TEST_P(InterpreterTest, OutOfBoundsAccessIsAnErrorWithTheSourceLine) {
+  func::FuncOp kernel = load("vector_add.mlir");
+  int n = 3000;
+  std::vector<float> x(n), y(n), z(n);
+  // n says 3000 elements but y holds only 2000.
+  std::vector<float> shortY(2000);
+  llvm::Error err = interpretKernel(
+      kernel, {3, 1, 1},
+      {pointer(x), pointer(shortY), pointer(z), HostArg::ofInt(n)},
+      {buffer(x, "x"), buffer(shortY, "y"), buffer(z, "z")});
+  ASSERT_TRUE(bool(err));
+  std::string message = llvm::toString(std::move(err));
+  EXPECT_NE(message.find("vector_add.mlir:20:"), std::string::npos) << message;
+  EXPECT_NE(message.find("out-of-bounds access by tile.load (element 976"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("8000 bytes from the start of 'y', which has 8000 "
+                         "bytes"),
+            std::string::npos)
+      << message;
+}
+
+TEST_P(InterpreterTest, Softmax) {
+  func::FuncOp kernel = load("softmax.mlir");
+  int rows = 5, cols = 1000, stride = 1024;
+  std::vector<float> in(rows * stride), out(rows * stride, 0.0f);
+  std::mt19937 rng(0);
+  std::normal_distribution<float> normal;
+  for (float &v : in)
+    v = normal(rng);
+  llvm::Error err = interpretKernel(
+      kernel, {rows, 1, 1},
+      {pointer(out), pointer(in), HostArg::ofInt(stride), HostArg::ofInt(cols)},
+      {buffer(in, "in"), buffer(out, "out")});
+  ASSERT_FALSE(bool(err)) << llvm::toString(std::move(err));
+  for (int r = 0; r < rows; ++r) {
+    double max = -INFINITY, sum = 0;
+    for (int c = 0; c < cols; ++c)
+      max = std::max<double>(max, in[r * stride + c]);
+    for (int c = 0; c < cols; ++c)
+      sum += std::exp(in[r * stride + c] - max);
+    for (int c = 0; c < cols; ++c)
+      ASSERT_NEAR(out[r * stride + c], std::exp(in[r * stride + c] - max) / sum,
+                  1e-6);
+  }
+}
+
+uint16_t toHalf(float v) {
+  llvm::APFloat f(v);
+  bool lost;
+  f.convert(llvm::APFloat::IEEEhalf(), llvm::APFloat::rmNearestTiesToEven,
+            &lost);
+  return f.bitcastToAPInt().getZExtValue();
+}
+
+float fromHalf(uint16_t v) {
+  llvm::APFloat f(llvm::APFloat::IEEEhalf(), llvm::APInt(16, v));
+  return f.convertToFloat();
+}
+
+TEST_P(InterpreterTest, Matmul) {
+  func::FuncOp kernel = load("matmul.mlir");
+  int m = 128, n = 64, k = 96;
+  std::vector<uint16_t> a(m * k), b(k * n);
+  std::vector<float> c(m * n);
+  std::mt19937 rng(1);
+  std::uniform_int_distribution<int> small(-4, 4);
+  for (auto &v : a)
+    v = toHalf(small(rng) * 0.25f);
+  for (auto &v : b)
+    v = toHalf(small(rng) * 0.5f);
+  llvm::Error err =
+      interpretKernel(kernel, {m / 64, n / 64, 1},
+                      {pointer(a), pointer(b), pointer(c), HostArg::ofInt(n),
+                       HostArg::ofInt(k)},
+                      {buffer(a, "a"), buffer(b, "b"), buffer(c, "c")});
+  ASSERT_FALSE(bool(err)) << llvm::toString(std::move(err));
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      float expected = 0;
+      for (int kk = 0; kk < k; ++kk)
+        expected += fromHalf(a[i * k + kk]) * fromHalf(b[kk * n + j]);
+      // Small multiples of 1/8: exact in fp32.
+      ASSERT_EQ(c[i * n + j], expected) << i << ", " << j;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(AsWrittenAndOptimised, InterpreterTest,
+                         ::testing::Bool());
+
+class InterpreterOpsTest : public ::testing::Test {
+protected:
+  InterpreterOpsTest() {
+    context.loadDialect<TileDialect, arith::ArithDialect, func::FuncDialect,
+                        math::MathDialect, scf::SCFDialect>();
+  }
+  func::FuncOp parse(llvm::StringRef source) {
+    module = parseSourceString<ModuleOp>(source, &context, "kernel.mlir");
+    EXPECT_TRUE(module);
+    return *module->getOps<func::FuncOp>().begin();
+  }
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+};
+
+TEST_F(InterpreterOpsTest, AssertFailureNamesTheMessageAndLine) {
+  func::FuncOp f = parse(R"mlir(
+    func.func @k(%n: i32) {
+      %r = tile.make_range 0, 8 : tensor<8xi32>
+      %b = tile.splat %n : tensor<8xi32>
+      %ok = arith.cmpi slt, %r, %b : tensor<8xi32>
+      tile.assert %ok, "index out of range" : tensor<8xi1>
+      return
+    })mlir");
+  EXPECT_FALSE(bool(interpretKernel(f, {1, 1, 1}, {HostArg::ofInt(8)}, {})));
+  llvm::Error err = interpretKernel(f, {2, 1, 1}, {HostArg::ofInt(5)}, {});
+  ASSERT_TRUE(bool(err));
+  EXPECT_EQ(llvm::toString(std::move(err)),
+            "kernel.mlir:6:7: device assertion failed: index out of range "
+            "(element 5, program (0, 0, 0))");
+}
+
+TEST_F(InterpreterOpsTest, PrintsScansAndIntegerSemantics) {
+  func::FuncOp f = parse(R"mlir(
+    func.func @k(%x: i32) {
+      %r = tile.make_range 0, 4 : tensor<4xi32>
+      %s = tile.scan(%r) axis = 0 : (tensor<4xi32>) -> tensor<4xi32> {
+      ^bb0(%a: i32, %b: i32):
+        %t = arith.addi %a, %b : i32
+        tile.scan.return %t : i32
+      }
+      %big = arith.constant 2147483647 : i32
+      %wrapped = arith.addi %big, %x : i32
+      %u = arith.divui %wrapped, %x : i32
+      %m = arith.constant -7 : i32
+      %rem = arith.remsi %m, %x : i32
+      tile.print " scan:" %s, %wrapped, %u, %rem : tensor<4xi32>, i32, i32, i32 {isSigned = array<i1: true, true, true, true>}
+      return
+    })mlir");
+  std::string printed;
+  llvm::raw_string_ostream os(printed);
+  llvm::Error err = interpretKernel(f, {1, 1, 1}, {HostArg::ofInt(2)}, {}, os);
+  ASSERT_FALSE(bool(err)) << llvm::toString(std::move(err));
+  EXPECT_EQ(printed,
+            "pid (0, 0, 0) scan: [0, 1, 3, 6], -2147483647, 1073741824, -1\n");
+}
+
+TEST_F(InterpreterOpsTest, ArgumentCountIsChecked) {
+  func::FuncOp f = parse("func.func @k(%x: i32) { return }");
+  llvm::Error err = interpretKernel(f, {1, 1, 1}, {}, {});
+  EXPECT_EQ(llvm::toString(std::move(err)),
+            "kernel 'k' takes 1 arguments, got 0");
+}
+
+} // namespace
