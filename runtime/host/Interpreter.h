@@ -12,40 +12,17 @@
 #ifndef TESSERA_RUNTIME_HOST_INTERPRETER_H
 #define TESSERA_RUNTIME_HOST_INTERPRETER_H
 
+#include "runtime/host/HostModule.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
-
-#include <array>
-#include <cstdint>
-#include <string>
-#include <vector>
 
 namespace mlir {
 class Operation;
 } // namespace mlir
 
 namespace mlir::tile {
-
-/// Memory a kernel may touch: [address, address + bytes).
-struct HostBuffer {
-  uint64_t address = 0;
-  uint64_t bytes = 0;
-  /// For messages: the argument it was passed as.
-  std::string name;
-};
-
-/// A kernel argument: an integer, a float, or a pointer (an address).
-struct HostArg {
-  enum class Kind { Int, Float, Pointer } kind = Kind::Int;
-  int64_t intValue = 0;
-  double floatValue = 0;
-  uint64_t pointer = 0;
-
-  static HostArg ofInt(int64_t v) { return {Kind::Int, v, 0, 0}; }
-  static HostArg ofFloat(double v) { return {Kind::Float, 0, v, 0}; }
-  static HostArg ofPointer(uint64_t p) { return {Kind::Pointer, 0, 0, p}; }
-};
 
 /// Runs `kernel` (a func.func in tile IR) for every program id of `grid`.
 /// Device prints go to `out`. Fails, with the kernel's source location, on

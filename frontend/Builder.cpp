@@ -1,0 +1,1419 @@
+//===- Builder.cpp - the IR builder behind the Python language ------------===//
+
+#include "frontend/Builder.h"
+
+#include "frontend/DType.h"
+#include "ir/Tile/TileOps.h"
+#include "transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::frontend;
+
+namespace {
+[[noreturn]] void fail(const Twine &message) {
+  throw FrontendError(message.str());
+}
+
+std::string shapeText(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+} // namespace
+
+/// The state behind a Builder: the context, the module, and the functions,
+/// loops and branches being built.
+struct frontend::Builder::Impl {
+  Impl() : builder(&context), loc(UnknownLoc::get(&context)) {
+    DialectRegistry registry;
+    registry.insert<TileDialect, arith::ArithDialect, func::FuncDialect,
+                    math::MathDialect, scf::SCFDialect>();
+    func::registerInlinerExtension(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+    module = ModuleOp::create(loc);
+    builder.setInsertionPointToEnd(module->getBody());
+  }
+
+  MLIRContext context;
+  OpBuilder builder;
+  Location loc;
+  OwningOpRef<ModuleOp> module;
+  func::FuncOp function;
+  /// Open loops, branches and combiners, innermost last.
+  SmallVector<Operation *> regions;
+  /// For each open combiner, the dtypes of the values it combines.
+  SmallVector<std::vector<std::string>> combinerDtypes;
+
+  //===--------------------------------------------------------------------===//
+  // Handles
+  //===--------------------------------------------------------------------===//
+
+  DType dtypeOf(const std::string &name) {
+    std::optional<DType> t = DType::parse(name);
+    if (!t)
+      fail("unknown dtype '" + name + "'");
+    return *t;
+  }
+
+  Value valueOf(const Handle &h) {
+    return Value::getFromOpaquePointer(h.value);
+  }
+
+  Handle handle(Value v, const DType &dtype) {
+    Handle h;
+    h.value = v.getAsOpaquePointer();
+    h.dtype = dtype.name();
+    if (auto tensor = dyn_cast<RankedTensorType>(v.getType()))
+      h.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+    return h;
+  }
+
+  Type typeOf(const DType &dtype, ArrayRef<int64_t> shape) {
+    Type element = dtype.toMLIR(&context);
+    if (shape.empty())
+      return element;
+    return RankedTensorType::get(shape, element);
+  }
+
+  static void checkShape(ArrayRef<int64_t> shape) {
+    for (int64_t d : shape)
+      if (d <= 0 || !llvm::isPowerOf2_64(d))
+        fail("tensor dimensions must be powers of two, got shape " +
+             shapeText(shape));
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Types: Triton's promotion rules
+  //===--------------------------------------------------------------------===//
+
+  static int floatRank(const DType &t) {
+    StringRef n = t.floatName();
+    if (n == "fp64")
+      return 4;
+    if (n == "fp32")
+      return 3;
+    if (n == "fp16" || n == "bf16")
+      return 2;
+    return 1;
+  }
+
+  /// The dtype both operands of an arithmetic op are computed in.
+  DType computationType(const DType &a, const DType &b, bool weakA, bool weakB,
+                        StringRef op) {
+    if (a.isPointer() || b.isPointer())
+      fail("cannot apply '" + op + "' to pointers " + a.name() + " and " +
+           b.name());
+    // A Python literal takes the other operand's dtype where it can.
+    if (weakA && !weakB)
+      return weakOperand(a, b, op);
+    if (weakB && !weakA)
+      return weakOperand(b, a, op);
+    if (op == "truediv" && !a.isFloat() && !b.isFloat())
+      return DType::floating("fp32");
+    if (a.isFloat() || b.isFloat()) {
+      if (!b.isFloat())
+        return a;
+      if (!a.isFloat())
+        return b;
+      if (a == b)
+        return a;
+      if (floatRank(a) != floatRank(b))
+        return floatRank(a) > floatRank(b) ? a : b;
+      // fp16 with bf16, or two fp8 formats: the next wider type.
+      return DType::floating(floatRank(a) == 2 ? "fp32" : "fp16");
+    }
+    if (a.isBool() && b.isBool())
+      return a;
+    if (a.isBool())
+      return b;
+    if (b.isBool())
+      return a;
+    unsigned bits = std::max(a.bits(), b.bits());
+    if (a.isSigned() == b.isSigned())
+      return DType::integer(bits, a.isSigned());
+    // Mixed signedness: unsigned wins when it is at least as wide.
+    const DType &u = a.isSigned() ? b : a;
+    const DType &s = a.isSigned() ? a : b;
+    return DType::integer(bits, !(u.bits() >= s.bits()));
+  }
+
+  DType weakOperand(const DType &weak, const DType &strong, StringRef op) {
+    if (op == "truediv" && !strong.isFloat())
+      return DType::floating("fp32");
+    if (weak.isFloat() && !strong.isFloat())
+      return DType::floating("fp32");
+    if (strong.isBool() && weak.isInt())
+      return DType::integer(32);
+    return strong;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Conversions and broadcasting
+  //===--------------------------------------------------------------------===//
+
+  Value castValue(Value v, const DType &from, const DType &to) {
+    if (from == to)
+      return v;
+    auto shape = shapeOf(v);
+    Type target = typeOf(to, shape);
+    OpBuilder &b = builder;
+    if (from.isPointer() || to.isPointer()) {
+      if (from.isPointer() && to.isPointer())
+        fail("casting " + from.name() + " to " + to.name() +
+             " needs a bitcast");
+      fail("cannot cast " + from.name() + " to " + to.name());
+    }
+    if (from.isFloat() && to.isFloat()) {
+      if (to.bits() > from.bits() ||
+          (to.bits() == from.bits() && floatRank(to) > floatRank(from)))
+        return arith::ExtFOp::create(b, loc, target, v);
+      if (to.bits() < from.bits())
+        return arith::TruncFOp::create(b, loc, target, v);
+      // fp16 <-> bf16: through fp32.
+      Value wide = arith::ExtFOp::create(
+          b, loc, typeOf(DType::floating("fp32"), shape), v);
+      return arith::TruncFOp::create(b, loc, target, wide);
+    }
+    if (from.isFloat()) {
+      if (to.isBool()) {
+        Value zero = zeroOf(from, shape);
+        return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v,
+                                     zero);
+      }
+      if (to.isSigned())
+        return arith::FPToSIOp::create(b, loc, target, v);
+      return arith::FPToUIOp::create(b, loc, target, v);
+    }
+    if (to.isFloat()) {
+      if (from.isSigned())
+        return arith::SIToFPOp::create(b, loc, target, v);
+      return arith::UIToFPOp::create(b, loc, target, v);
+    }
+    // Integers and bools.
+    if (to.isBool()) {
+      Value zero = zeroOf(from, shape);
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
+    }
+    if (to.bits() > from.bits()) {
+      if (from.isSigned())
+        return arith::ExtSIOp::create(b, loc, target, v);
+      return arith::ExtUIOp::create(b, loc, target, v);
+    }
+    if (to.bits() < from.bits())
+      return arith::TruncIOp::create(b, loc, target, v);
+    return v; // same width, other signedness: the same bits
+  }
+
+  static SmallVector<int64_t> shapeOf(Value v) {
+    if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+      return SmallVector<int64_t>(t.getShape());
+    return {};
+  }
+
+  Value zeroOf(const DType &dtype, ArrayRef<int64_t> shape) {
+    Type element = dtype.toMLIR(&context);
+    TypedAttr zero = dtype.isFloat()
+                         ? TypedAttr(builder.getFloatAttr(element, 0.0))
+                         : TypedAttr(builder.getIntegerAttr(element, 0));
+    if (shape.empty())
+      return arith::ConstantOp::create(builder, loc, zero);
+    auto type = RankedTensorType::get(shape, element);
+    return arith::ConstantOp::create(builder, loc,
+                                     SplatElementsAttr::get(type, zero));
+  }
+
+  Value broadcastValue(Value v, ArrayRef<int64_t> shape) {
+    SmallVector<int64_t> from = shapeOf(v);
+    if (ArrayRef<int64_t>(from) == shape)
+      return v;
+    Type element = getElementTypeOrSelf(v.getType());
+    if (from.empty())
+      return SplatOp::create(builder, loc,
+                             RankedTensorType::get(shape, element), v);
+    if (from.size() > shape.size())
+      fail("cannot broadcast shape " + shapeText(from) + " to " +
+           shapeText(shape));
+    // Leading dimensions of size 1 first, as numpy does.
+    while (from.size() < shape.size()) {
+      from.insert(from.begin(), 1);
+      v = ExpandDimsOp::create(builder, loc,
+                               RankedTensorType::get(from, element), v, 0);
+    }
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (from[d] != shape[d] && from[d] != 1)
+        fail("cannot broadcast shape " + shapeText(shapeOf(v)) + " to " +
+             shapeText(shape));
+    if (ArrayRef<int64_t>(from) == shape)
+      return v;
+    return BroadcastOp::create(builder, loc,
+                               RankedTensorType::get(shape, element), v);
+  }
+
+  SmallVector<int64_t> commonShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+    SmallVector<int64_t> result;
+    size_t rank = std::max(a.size(), b.size());
+    for (size_t i = 0; i < rank; ++i) {
+      int64_t x = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+      int64_t y = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+      if (x != y && x != 1 && y != 1)
+        fail("incompatible shapes " + shapeText(a) + " and " + shapeText(b) +
+             " for broadcasting");
+      result.push_back(std::max(x, y));
+    }
+    return result;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Region bookkeeping
+  //===--------------------------------------------------------------------===//
+
+  void requireFunction() {
+    if (!function)
+      fail("no function is being built");
+  }
+
+  SmallVector<Value> values(const std::vector<Handle> &handles) {
+    SmallVector<Value> vs;
+    for (const Handle &h : handles)
+      vs.push_back(valueOf(h));
+    return vs;
+  }
+
+  std::vector<Handle> handles(ValueRange vs, const std::vector<Handle> &like) {
+    std::vector<Handle> hs;
+    for (auto [v, h] : llvm::zip(vs, like))
+      hs.push_back(handle(v, dtypeOf(h.dtype)));
+    return hs;
+  }
+};
+
+frontend::Builder::Builder() : impl(std::make_unique<Impl>()) {}
+frontend::Builder::~Builder() = default;
+
+void frontend::Builder::setLocation(const std::string &file, unsigned line,
+                                    unsigned column) {
+  impl->loc = FileLineColLoc::get(&impl->context, file, line, column);
+}
+
+//===----------------------------------------------------------------------===//
+// Functions
+//===----------------------------------------------------------------------===//
+
+std::vector<Handle> frontend::Builder::beginFunction(
+    const std::string &name, const std::vector<std::string> &argTypes,
+    const std::vector<int64_t> &divisibility, bool isPublic) {
+  Impl &s = *impl;
+  if (s.function)
+    fail("function '" + name + "' started inside another");
+  SmallVector<Type> types;
+  SmallVector<DType> dtypes;
+  for (const std::string &t : argTypes) {
+    dtypes.push_back(s.dtypeOf(t));
+    types.push_back(dtypes.back().toMLIR(&s.context));
+  }
+  s.builder.setInsertionPointToEnd(s.module->getBody());
+  s.function = func::FuncOp::create(s.builder, s.loc, name,
+                                    s.builder.getFunctionType(types, {}));
+  if (!isPublic)
+    s.function.setPrivate();
+  for (size_t i = 0; i < divisibility.size() && i < types.size(); ++i)
+    if (divisibility[i] > 0)
+      s.function.setArgAttr(i, "tile.divisibility",
+                            s.builder.getI32IntegerAttr(divisibility[i]));
+  Block *entry = s.function.addEntryBlock();
+  s.builder.setInsertionPointToStart(entry);
+  std::vector<Handle> args;
+  for (auto [arg, dtype] : llvm::zip(entry->getArguments(), dtypes))
+    args.push_back(s.handle(arg, dtype));
+  return args;
+}
+
+void frontend::Builder::endFunction(const std::vector<Handle> &results) {
+  Impl &s = *impl;
+  s.requireFunction();
+  if (!s.regions.empty())
+    fail("a loop or branch is still open at the end of the function");
+  SmallVector<Value> values = s.values(results);
+  func::ReturnOp::create(s.builder, s.loc, values);
+  // Calls need the results' dtypes (signedness is not in the IR types).
+  SmallVector<Attribute> dtypes;
+  for (const Handle &h : results)
+    dtypes.push_back(s.builder.getStringAttr(h.dtype));
+  s.function->setAttr("tile.result_dtypes", s.builder.getArrayAttr(dtypes));
+  s.function.setType(s.builder.getFunctionType(s.function.getArgumentTypes(),
+                                               ValueRange(values).getTypes()));
+  s.function = {};
+  s.builder.setInsertionPointToEnd(s.module->getBody());
+}
+
+std::vector<Handle> frontend::Builder::call(const std::string &name,
+                                            const std::vector<Handle> &args) {
+  Impl &s = *impl;
+  auto callee = s.module->lookupSymbol<func::FuncOp>(name);
+  if (!callee)
+    fail("call of unknown function '" + name + "'");
+  auto call = func::CallOp::create(s.builder, s.loc, callee, s.values(args));
+  // Result dtypes: those of the callee's return, recorded on its results.
+  std::vector<Handle> results;
+  auto dtypes = callee->getAttrOfType<ArrayAttr>("tile.result_dtypes");
+  for (auto [i, v] : llvm::enumerate(call.getResults())) {
+    std::string dtype =
+        dtypes ? llvm::cast<StringAttr>(dtypes[i]).str() : std::string("int32");
+    results.push_back(s.handle(v, s.dtypeOf(dtype)));
+  }
+  return results;
+}
+
+//===----------------------------------------------------------------------===//
+// Constants, identity, construction
+//===----------------------------------------------------------------------===//
+
+Handle frontend::Builder::intConstant(int64_t value, const std::string &dtype) {
+  Impl &s = *impl;
+  DType t = s.dtypeOf(dtype);
+  Type type = t.toMLIR(&s.context);
+  if (t.isFloat())
+    return s.handle(arith::ConstantOp::create(
+                        s.builder, s.loc, s.builder.getFloatAttr(type, value)),
+                    t);
+  return s.handle(arith::ConstantOp::create(
+                      s.builder, s.loc, s.builder.getIntegerAttr(type, value)),
+                  t);
+}
+
+Handle frontend::Builder::floatConstant(double value,
+                                        const std::string &dtype) {
+  Impl &s = *impl;
+  DType t = s.dtypeOf(dtype);
+  if (!t.isFloat())
+    fail("a float constant needs a float dtype, got " + dtype);
+  return s.handle(arith::ConstantOp::create(
+                      s.builder, s.loc,
+                      s.builder.getFloatAttr(t.toMLIR(&s.context), value)),
+                  t);
+}
+
+Handle frontend::Builder::programId(int axis) {
+  Impl &s = *impl;
+  if (axis < 0 || axis > 2)
+    fail("program_id axis must be 0, 1 or 2, got " + Twine(axis));
+  return s.handle(ProgramIdOp::create(s.builder, s.loc, ProgramAxis(axis)),
+                  DType::integer(32));
+}
+
+Handle frontend::Builder::numPrograms(int axis) {
+  Impl &s = *impl;
+  if (axis < 0 || axis > 2)
+    fail("num_programs axis must be 0, 1 or 2, got " + Twine(axis));
+  return s.handle(NumProgramsOp::create(s.builder, s.loc, ProgramAxis(axis)),
+                  DType::integer(32));
+}
+
+Handle frontend::Builder::arange(int64_t start, int64_t end) {
+  Impl &s = *impl;
+  if (end <= start)
+    fail("arange's end (" + Twine(end) + ") must be greater than its start (" +
+         Twine(start) + ")");
+  int64_t n = end - start;
+  if (!llvm::isPowerOf2_64(n))
+    fail("arange's range must hold a power of two elements, got " + Twine(n));
+  if (start < INT32_MIN || end > INT32_MAX)
+    fail("arange's bounds must fit in int32");
+  auto type = RankedTensorType::get({n}, s.builder.getI32Type());
+  return s.handle(MakeRangeOp::create(s.builder, s.loc, type, start, end),
+                  DType::integer(32));
+}
+
+Handle frontend::Builder::full(const std::vector<int64_t> &shape,
+                               const Handle &scalar) {
+  Impl &s = *impl;
+  if (!scalar.shape.empty())
+    fail("full needs a scalar value");
+  Impl::checkShape(shape);
+  return s.handle(s.broadcastValue(s.valueOf(scalar), shape),
+                  s.dtypeOf(scalar.dtype));
+}
+
+//===----------------------------------------------------------------------===//
+// Shapes
+//===----------------------------------------------------------------------===//
+
+Handle frontend::Builder::broadcastTo(const Handle &value,
+                                      const std::vector<int64_t> &shape) {
+  Impl &s = *impl;
+  Impl::checkShape(shape);
+  return s.handle(s.broadcastValue(s.valueOf(value), shape),
+                  s.dtypeOf(value.dtype));
+}
+
+std::pair<Handle, Handle> frontend::Builder::broadcastPair(const Handle &a,
+                                                           const Handle &b) {
+  Impl &s = *impl;
+  SmallVector<int64_t> shape = s.commonShape(a.shape, b.shape);
+  if (shape.empty())
+    return {a, b};
+  return {s.handle(s.broadcastValue(s.valueOf(a), shape), s.dtypeOf(a.dtype)),
+          s.handle(s.broadcastValue(s.valueOf(b), shape), s.dtypeOf(b.dtype))};
+}
+
+Handle frontend::Builder::expandDims(const Handle &value, int axis) {
+  Impl &s = *impl;
+  int rank = value.shape.size();
+  if (axis < 0)
+    axis += rank + 1;
+  if (axis < 0 || axis > rank)
+    fail("expand_dims axis " + Twine(axis) +
+         " is out of range for a tensor "
+         "of rank " +
+         Twine(rank));
+  Value v = s.valueOf(value);
+  if (value.shape.empty())
+    v = s.broadcastValue(v, {1});
+  SmallVector<int64_t> shape(s.shapeOf(v));
+  if (!value.shape.empty()) {
+    shape.insert(shape.begin() + axis, 1);
+    Type element = getElementTypeOrSelf(v.getType());
+    v = ExpandDimsOp::create(s.builder, s.loc,
+                             RankedTensorType::get(shape, element), v, axis);
+  }
+  return s.handle(v, s.dtypeOf(value.dtype));
+}
+
+Handle frontend::Builder::reshape(const Handle &value,
+                                  const std::vector<int64_t> &shape,
+                                  bool allowReorder) {
+  Impl &s = *impl;
+  Impl::checkShape(shape);
+  int64_t from = 1, to = 1;
+  for (int64_t d : value.shape)
+    from *= d;
+  for (int64_t d : shape)
+    to *= d;
+  if (from != to)
+    fail("cannot reshape " + shapeText(value.shape) + " (" + Twine(from) +
+         " elements) to " + shapeText(shape) + " (" + Twine(to) + ")");
+  Value v = s.valueOf(value);
+  if (value.shape.empty())
+    return s.handle(s.broadcastValue(v, shape), s.dtypeOf(value.dtype));
+  Type element = getElementTypeOrSelf(v.getType());
+  auto op = ReshapeOp::create(s.builder, s.loc,
+                              RankedTensorType::get(shape, element), v);
+  if (allowReorder)
+    op.setAllowReorder(true);
+  return s.handle(op, s.dtypeOf(value.dtype));
+}
+
+Handle frontend::Builder::permute(const Handle &value,
+                                  const std::vector<int32_t> &order) {
+  Impl &s = *impl;
+  if (order.size() != value.shape.size())
+    fail("permute needs " + Twine(value.shape.size()) +
+         " dimensions in its order, got " + Twine(order.size()));
+  SmallVector<int64_t> shape;
+  SmallVector<bool> seen(order.size());
+  for (int32_t d : order) {
+    if (d < 0 || d >= int32_t(order.size()) || seen[d])
+      fail("permute's order must be a permutation of the dimensions");
+    seen[d] = true;
+    shape.push_back(value.shape[d]);
+  }
+  Value v = s.valueOf(value);
+  Type element = getElementTypeOrSelf(v.getType());
+  return s.handle(TransOp::create(s.builder, s.loc,
+                                  RankedTensorType::get(shape, element), v,
+                                  order),
+                  s.dtypeOf(value.dtype));
+}
+
+Handle frontend::Builder::cat(const Handle &a, const Handle &b) {
+  Impl &s = *impl;
+  if (a.shape != b.shape || a.dtype != b.dtype || a.shape.empty())
+    fail("cat needs two tensors of one shape and dtype, got " + a.dtype +
+         shapeText(a.shape) + " and " + b.dtype + shapeText(b.shape));
+  SmallVector<int64_t> shape(a.shape.begin(), a.shape.end());
+  shape[0] *= 2;
+  Value va = s.valueOf(a);
+  Type element = getElementTypeOrSelf(va.getType());
+  return s.handle(CatOp::create(s.builder, s.loc,
+                                RankedTensorType::get(shape, element), va,
+                                s.valueOf(b)),
+                  s.dtypeOf(a.dtype));
+}
+
+Handle frontend::Builder::join(const Handle &a, const Handle &b) {
+  Impl &s = *impl;
+  auto [x, y] = broadcastPair(a, b);
+  if (x.dtype != y.dtype)
+    fail("join needs two values of one dtype, got " + x.dtype + " and " +
+         y.dtype);
+  SmallVector<int64_t> shape(x.shape.begin(), x.shape.end());
+  shape.push_back(2);
+  Value vx = s.valueOf(x);
+  Type element = getElementTypeOrSelf(vx.getType());
+  return s.handle(JoinOp::create(s.builder, s.loc,
+                                 RankedTensorType::get(shape, element), vx,
+                                 s.valueOf(y)),
+                  s.dtypeOf(x.dtype));
+}
+
+std::pair<Handle, Handle> frontend::Builder::split(const Handle &value) {
+  Impl &s = *impl;
+  if (value.shape.empty() || value.shape.back() != 2)
+    fail("split needs a tensor whose last dimension has size 2, got shape " +
+         shapeText(value.shape));
+  Value v = s.valueOf(value);
+  Type element = getElementTypeOrSelf(v.getType());
+  SmallVector<int64_t> shape(value.shape.begin(), value.shape.end() - 1);
+  Type half = shape.empty() ? element : RankedTensorType::get(shape, element);
+  auto op = SplitOp::create(s.builder, s.loc, half, half, v);
+  DType t = s.dtypeOf(value.dtype);
+  return {s.handle(op.getOutLHS(), t), s.handle(op.getOutRHS(), t)};
+}
+
+//===----------------------------------------------------------------------===//
+// Arithmetic
+//===----------------------------------------------------------------------===//
+
+Handle frontend::Builder::binary(const std::string &op, const Handle &a,
+                                 const Handle &b, bool weakA, bool weakB) {
+  Impl &s = *impl;
+  OpBuilder &ob = s.builder;
+  Location loc = s.loc;
+  DType ta = s.dtypeOf(a.dtype), tb = s.dtypeOf(b.dtype);
+  auto [x, y] = broadcastPair(a, b);
+  Value va = s.valueOf(x), vb = s.valueOf(y);
+  SmallVector<int64_t> shape(x.shape.begin(), x.shape.end());
+
+  // Pointer arithmetic: ptr + int, int + ptr, ptr - int.
+  if (ta.isPointer() || tb.isPointer()) {
+    bool ptrLeft = ta.isPointer();
+    const DType &ptr = ptrLeft ? ta : tb;
+    const DType &off = ptrLeft ? tb : ta;
+    Value p = ptrLeft ? va : vb, o = ptrLeft ? vb : va;
+    if ((op == "add" || (op == "sub" && ptrLeft)) && off.isIntOrBool()) {
+      if (op == "sub")
+        o = arith::SubIOp::create(ob, loc, s.zeroOf(off, shape), o);
+      return s.handle(AddPtrOp::create(ob, loc, p.getType(), p, o), ptr);
+    }
+    if (ta.isPointer() && tb.isPointer() && (op == "eq" || op == "ne")) {
+      // Compare addresses as integers.
+      fail("comparing pointers is not supported yet");
+    }
+    fail("cannot apply '" + op + "' to " + ta.name() + " and " + tb.name());
+  }
+
+  static const char *comparisons[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+  bool isComparison = llvm::is_contained(comparisons, op);
+  bool isLogical = op == "logical_and" || op == "logical_or";
+  DType type = isLogical ? DType::boolean()
+                         : s.computationType(ta, tb, weakA, weakB, op);
+  bool isBitwise = op == "and" || op == "or" || op == "xor" || op == "lshift" ||
+                   op == "rshift";
+  if (isBitwise && type.isFloat())
+    fail("'" + op + "' needs integer operands, got " + ta.name() + " and " +
+         tb.name());
+  if ((op == "floordiv" || op == "mod") && type.isBool())
+    type = DType::integer(32);
+  va = s.castValue(va, ta, type);
+  vb = s.castValue(vb, tb, type);
+  bool f = type.isFloat(), sgn = type.isSigned();
+
+  Value r;
+  if (isComparison) {
+    if (f) {
+      auto pred = llvm::StringSwitch<arith::CmpFPredicate>(op)
+                      .Case("eq", arith::CmpFPredicate::OEQ)
+                      .Case("ne", arith::CmpFPredicate::UNE)
+                      .Case("lt", arith::CmpFPredicate::OLT)
+                      .Case("le", arith::CmpFPredicate::OLE)
+                      .Case("gt", arith::CmpFPredicate::OGT)
+                      .Default(arith::CmpFPredicate::OGE);
+      r = arith::CmpFOp::create(ob, loc, pred, va, vb);
+    } else {
+      using P = arith::CmpIPredicate;
+      auto pred = llvm::StringSwitch<P>(op)
+                      .Case("eq", P::eq)
+                      .Case("ne", P::ne)
+                      .Case("lt", sgn ? P::slt : P::ult)
+                      .Case("le", sgn ? P::sle : P::ule)
+                      .Case("gt", sgn ? P::sgt : P::ugt)
+                      .Default(sgn ? P::sge : P::uge);
+      r = arith::CmpIOp::create(ob, loc, pred, va, vb);
+    }
+    return s.handle(r, DType::boolean());
+  }
+  if (op == "add")
+    r = f ? Value(arith::AddFOp::create(ob, loc, va, vb))
+          : Value(arith::AddIOp::create(ob, loc, va, vb));
+  else if (op == "sub")
+    r = f ? Value(arith::SubFOp::create(ob, loc, va, vb))
+          : Value(arith::SubIOp::create(ob, loc, va, vb));
+  else if (op == "mul")
+    r = f ? Value(arith::MulFOp::create(ob, loc, va, vb))
+          : Value(arith::MulIOp::create(ob, loc, va, vb));
+  else if (op == "truediv")
+    r = arith::DivFOp::create(ob, loc, va, vb);
+  else if (op == "floordiv")
+    r = f     ? Value(math::FloorOp::create(ob, loc,
+                                            arith::DivFOp::create(ob, loc, va, vb)))
+        : sgn ? Value(arith::DivSIOp::create(ob, loc, va, vb))
+              : Value(arith::DivUIOp::create(ob, loc, va, vb));
+  else if (op == "mod")
+    r = f     ? Value(arith::RemFOp::create(ob, loc, va, vb))
+        : sgn ? Value(arith::RemSIOp::create(ob, loc, va, vb))
+              : Value(arith::RemUIOp::create(ob, loc, va, vb));
+  else if (op == "and" || op == "logical_and")
+    r = arith::AndIOp::create(ob, loc, va, vb);
+  else if (op == "or" || op == "logical_or")
+    r = arith::OrIOp::create(ob, loc, va, vb);
+  else if (op == "xor")
+    r = arith::XOrIOp::create(ob, loc, va, vb);
+  else if (op == "lshift")
+    r = arith::ShLIOp::create(ob, loc, va, vb);
+  else if (op == "rshift")
+    r = sgn ? Value(arith::ShRSIOp::create(ob, loc, va, vb))
+            : Value(arith::ShRUIOp::create(ob, loc, va, vb));
+  else if (op == "minimum")
+    r = f     ? Value(arith::MinimumFOp::create(ob, loc, va, vb))
+        : sgn ? Value(arith::MinSIOp::create(ob, loc, va, vb))
+              : Value(arith::MinUIOp::create(ob, loc, va, vb));
+  else if (op == "maximum")
+    r = f     ? Value(arith::MaximumFOp::create(ob, loc, va, vb))
+        : sgn ? Value(arith::MaxSIOp::create(ob, loc, va, vb))
+              : Value(arith::MaxUIOp::create(ob, loc, va, vb));
+  else
+    fail("unknown binary operation '" + op + "'");
+  return s.handle(r, type);
+}
+
+Handle frontend::Builder::unary(const std::string &op, const Handle &a) {
+  Impl &s = *impl;
+  OpBuilder &ob = s.builder;
+  Location loc = s.loc;
+  DType t = s.dtypeOf(a.dtype);
+  Value v = s.valueOf(a);
+  SmallVector<int64_t> shape(a.shape.begin(), a.shape.end());
+  if (t.isPointer())
+    fail("cannot apply '" + op + "' to a pointer");
+  if (op == "neg") {
+    if (t.isFloat())
+      return s.handle(arith::NegFOp::create(ob, loc, v), t);
+    return s.handle(arith::SubIOp::create(ob, loc, s.zeroOf(t, shape), v), t);
+  }
+  if (op == "invert" || op == "not") {
+    if (t.isFloat())
+      fail("'" + op + "' needs an integer or boolean operand, got " + t.name());
+    if (op == "not" && !t.isBool()) {
+      Value isZero = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::eq, v,
+                                           s.zeroOf(t, shape));
+      return s.handle(isZero, DType::boolean());
+    }
+    Type element = t.toMLIR(&s.context);
+    TypedAttr ones = ob.getIntegerAttr(element, -1);
+    Value allOnes =
+        shape.empty() ? Value(arith::ConstantOp::create(ob, loc, ones))
+                      : Value(arith::ConstantOp::create(
+                            ob, loc,
+                            SplatElementsAttr::get(
+                                RankedTensorType::get(shape, element), ones)));
+    return s.handle(arith::XOrIOp::create(ob, loc, v, allOnes), t);
+  }
+  if (op == "abs") {
+    if (t.isFloat())
+      return s.handle(math::AbsFOp::create(ob, loc, v), t);
+    if (!t.isSigned())
+      return a;
+    return s.handle(math::AbsIOp::create(ob, loc, v), t);
+  }
+  // Math functions: integers are computed in fp32.
+  DType ft = t.isFloat() ? t : DType::floating("fp32");
+  v = s.castValue(v, t, ft);
+  // fp16 and bf16 are computed in fp32 and rounded back, as Triton does.
+  bool narrow = ft.bits() < 32;
+  DType wide = narrow ? DType::floating("fp32") : ft;
+  Value w = s.castValue(v, ft, wide);
+  Value r;
+  if (op == "exp")
+    r = math::ExpOp::create(ob, loc, w);
+  else if (op == "exp2")
+    r = math::Exp2Op::create(ob, loc, w);
+  else if (op == "log")
+    r = math::LogOp::create(ob, loc, w);
+  else if (op == "log2")
+    r = math::Log2Op::create(ob, loc, w);
+  else if (op == "sqrt")
+    r = math::SqrtOp::create(ob, loc, w);
+  else if (op == "rsqrt")
+    r = math::RsqrtOp::create(ob, loc, w);
+  else if (op == "sin")
+    r = math::SinOp::create(ob, loc, w);
+  else if (op == "cos")
+    r = math::CosOp::create(ob, loc, w);
+  else if (op == "erf")
+    r = math::ErfOp::create(ob, loc, w);
+  else if (op == "floor")
+    r = math::FloorOp::create(ob, loc, w);
+  else if (op == "ceil")
+    r = math::CeilOp::create(ob, loc, w);
+  else
+    fail("unknown math function '" + op + "'");
+  return s.handle(s.castValue(r, wide, ft), ft);
+}
+
+Handle frontend::Builder::fma(const Handle &a, const Handle &b,
+                              const Handle &c) {
+  Handle ab = binary("mul", a, b);
+  Impl &s = *impl;
+  DType t = s.dtypeOf(ab.dtype);
+  if (!t.isFloat())
+    return binary("add", ab, c);
+  auto [x, y] = broadcastPair(a, b);
+  SmallVector<int64_t> shape = s.commonShape(x.shape, c.shape);
+  Value va =
+      s.broadcastValue(s.castValue(s.valueOf(x), s.dtypeOf(x.dtype), t), shape);
+  Value vb =
+      s.broadcastValue(s.castValue(s.valueOf(y), s.dtypeOf(y.dtype), t), shape);
+  Value vc =
+      s.broadcastValue(s.castValue(s.valueOf(c), s.dtypeOf(c.dtype), t), shape);
+  return s.handle(math::FmaOp::create(s.builder, s.loc, va, vb, vc), t);
+}
+
+Handle frontend::Builder::cast(const Handle &value, const std::string &dtype) {
+  Impl &s = *impl;
+  return s.handle(
+      s.castValue(s.valueOf(value), s.dtypeOf(value.dtype), s.dtypeOf(dtype)),
+      s.dtypeOf(dtype));
+}
+
+Handle frontend::Builder::bitcast(const Handle &value,
+                                  const std::string &dtype) {
+  Impl &s = *impl;
+  DType from = s.dtypeOf(value.dtype), to = s.dtypeOf(dtype);
+  if (from.isPointer() || to.isPointer())
+    fail("bitcast between pointers is not supported yet");
+  if (from.bits() != to.bits())
+    fail("bitcast needs types of one width, got " + from.name() + " and " +
+         to.name());
+  Value v = s.valueOf(value);
+  return s.handle(
+      arith::BitcastOp::create(s.builder, s.loc, s.typeOf(to, value.shape), v),
+      to);
+}
+
+Handle frontend::Builder::where(const Handle &condition, const Handle &a,
+                                const Handle &b, bool weakA, bool weakB) {
+  Impl &s = *impl;
+  DType tc = s.dtypeOf(condition.dtype);
+  DType ta = s.dtypeOf(a.dtype), tb = s.dtypeOf(b.dtype);
+  if ((ta.isPointer() || tb.isPointer()) && ta != tb)
+    fail("where needs pointers of one type, got " + ta.name() + " and " +
+         tb.name());
+  DType type =
+      ta.isPointer() ? ta : s.computationType(ta, tb, weakA, weakB, "where");
+  SmallVector<int64_t> shape =
+      s.commonShape(s.commonShape(condition.shape, a.shape), b.shape);
+  Value c = s.castValue(s.valueOf(condition), tc, DType::boolean());
+  c = s.broadcastValue(c, shape);
+  Value va = s.broadcastValue(s.castValue(s.valueOf(a), ta, type), shape);
+  Value vb = s.broadcastValue(s.castValue(s.valueOf(b), tb, type), shape);
+  return s.handle(arith::SelectOp::create(s.builder, s.loc, c, va, vb), type);
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+static CacheModifier cacheModifier(const std::string &name) {
+  if (name.empty())
+    return CacheModifier::none;
+  std::string n = name[0] == '.' ? name.substr(1) : name;
+  if (auto c = symbolizeCacheModifier(n))
+    return *c;
+  fail("unknown cache modifier '" + name +
+       "' (expected .ca, .cg, .cs, .wb, "
+       ".wt or .cv)");
+}
+
+static EvictionPolicy evictionPolicy(const std::string &name) {
+  if (name.empty())
+    return EvictionPolicy::normal;
+  if (auto e = symbolizeEvictionPolicy(name))
+    return *e;
+  fail("unknown eviction policy '" + name +
+       "' (expected evict_first or "
+       "evict_last)");
+}
+
+Handle frontend::Builder::load(const Handle &pointer,
+                               const std::optional<Handle> &mask,
+                               const std::optional<Handle> &other,
+                               const std::string &cache,
+                               const std::string &eviction, bool isVolatile) {
+  Impl &s = *impl;
+  DType tp = s.dtypeOf(pointer.dtype);
+  if (!tp.isPointer())
+    fail("load needs a pointer or a tensor of pointers, got " + tp.name());
+  // Mask and other broadcast to the pointers' shape.
+  SmallVector<int64_t> shape(pointer.shape.begin(), pointer.shape.end());
+  if (mask)
+    shape = s.commonShape(shape, mask->shape);
+  Value p = s.broadcastValue(s.valueOf(pointer), shape);
+  Value m, o;
+  if (mask)
+    m = s.broadcastValue(
+        s.castValue(s.valueOf(*mask), s.dtypeOf(mask->dtype), DType::boolean()),
+        shape);
+  if (other) {
+    if (!mask)
+      fail("load's 'other' needs a mask");
+    o = s.broadcastValue(
+        s.castValue(s.valueOf(*other), s.dtypeOf(other->dtype), tp.pointee()),
+        shape);
+  }
+  auto op = LoadOp::create(s.builder, s.loc, p, m, o, cacheModifier(cache),
+                           evictionPolicy(eviction), isVolatile);
+  return s.handle(op, tp.pointee());
+}
+
+void frontend::Builder::store(const Handle &pointer, const Handle &value,
+                              const std::optional<Handle> &mask,
+                              const std::string &cache,
+                              const std::string &eviction) {
+  Impl &s = *impl;
+  DType tp = s.dtypeOf(pointer.dtype);
+  if (!tp.isPointer())
+    fail("store needs a pointer or a tensor of pointers, got " + tp.name());
+  SmallVector<int64_t> shape(pointer.shape.begin(), pointer.shape.end());
+  if (value.shape.size() > shape.size() ||
+      (value.shape.size() == shape.size() && value.shape != pointer.shape))
+    shape = s.commonShape(shape, value.shape);
+  if (mask)
+    shape = s.commonShape(shape, mask->shape);
+  Value p = s.broadcastValue(s.valueOf(pointer), shape);
+  Value v = s.broadcastValue(
+      s.castValue(s.valueOf(value), s.dtypeOf(value.dtype), tp.pointee()),
+      shape);
+  Value m;
+  if (mask)
+    m = s.broadcastValue(
+        s.castValue(s.valueOf(*mask), s.dtypeOf(mask->dtype), DType::boolean()),
+        shape);
+  StoreOp::create(s.builder, s.loc, p, v, m, cacheModifier(cache),
+                  evictionPolicy(eviction));
+}
+
+Handle frontend::Builder::atomicRMW(const std::string &kind,
+                                    const Handle &pointer, const Handle &value,
+                                    const std::optional<Handle> &mask,
+                                    const std::string &sem,
+                                    const std::string &scope) {
+  Impl &s = *impl;
+  DType tp = s.dtypeOf(pointer.dtype);
+  if (!tp.isPointer())
+    fail("atomics need a pointer or a tensor of pointers, got " + tp.name());
+  const DType &element = tp.pointee();
+  std::string k = kind;
+  if (k == "add" && element.isFloat())
+    k = "fadd";
+  if ((k == "max" || k == "min") && element.isInt() && !element.isSigned())
+    k = "u" + k;
+  auto rmw = symbolizeRMWKind(k);
+  auto order = symbolizeMemOrder(sem);
+  auto memScope = symbolizeMemScope(scope);
+  if (!rmw)
+    fail("unknown atomic operation '" + kind + "'");
+  if (!order)
+    fail("unknown memory order '" + sem +
+         "' (expected relaxed, acquire, "
+         "release or acq_rel)");
+  if (!memScope)
+    fail("unknown scope '" + scope + "' (expected gpu, cta or sys)");
+  SmallVector<int64_t> shape = s.commonShape(pointer.shape, value.shape);
+  if (mask)
+    shape = s.commonShape(shape, mask->shape);
+  Value p = s.broadcastValue(s.valueOf(pointer), shape);
+  Value v = s.broadcastValue(
+      s.castValue(s.valueOf(value), s.dtypeOf(value.dtype), element), shape);
+  Value m;
+  if (mask)
+    m = s.broadcastValue(
+        s.castValue(s.valueOf(*mask), s.dtypeOf(mask->dtype), DType::boolean()),
+        shape);
+  auto op =
+      AtomicRMWOp::create(s.builder, s.loc, *rmw, *order, *memScope, p, v, m);
+  if (failed(mlir::verify(op)))
+    fail("atomic '" + kind + "' does not apply to " + element.name());
+  return s.handle(op, element);
+}
+
+Handle frontend::Builder::atomicCAS(const Handle &pointer, const Handle &cmp,
+                                    const Handle &value, const std::string &sem,
+                                    const std::string &scope) {
+  Impl &s = *impl;
+  DType tp = s.dtypeOf(pointer.dtype);
+  if (!tp.isPointer())
+    fail("atomic_cas needs a pointer or a tensor of pointers, got " +
+         tp.name());
+  auto order = symbolizeMemOrder(sem);
+  auto memScope = symbolizeMemScope(scope);
+  if (!order || !memScope)
+    fail("unknown memory order '" + sem + "' or scope '" + scope + "'");
+  const DType &element = tp.pointee();
+  SmallVector<int64_t> shape =
+      s.commonShape(s.commonShape(pointer.shape, cmp.shape), value.shape);
+  Value p = s.broadcastValue(s.valueOf(pointer), shape);
+  Value c = s.broadcastValue(
+      s.castValue(s.valueOf(cmp), s.dtypeOf(cmp.dtype), element), shape);
+  Value v = s.broadcastValue(
+      s.castValue(s.valueOf(value), s.dtypeOf(value.dtype), element), shape);
+  return s.handle(
+      AtomicCASOp::create(s.builder, s.loc, *order, *memScope, p, c, v),
+      element);
+}
+
+//===----------------------------------------------------------------------===//
+// Computation
+//===----------------------------------------------------------------------===//
+
+Handle frontend::Builder::dot(const Handle &a, const Handle &b,
+                              const std::optional<Handle> &acc,
+                              const std::string &inputPrecision,
+                              const std::string &outDtype) {
+  Impl &s = *impl;
+  DType ta = s.dtypeOf(a.dtype), tb = s.dtypeOf(b.dtype);
+  if (a.shape.size() < 2 || a.shape.size() > 3 ||
+      b.shape.size() != a.shape.size())
+    fail("dot needs two 2-D (or 3-D, batched) tensors, got shapes " +
+         shapeText(a.shape) + " and " + shapeText(b.shape));
+  size_t r = a.shape.size();
+  if (a.shape[r - 1] != b.shape[r - 2])
+    fail("dot: the inner dimensions differ: " + shapeText(a.shape) + " and " +
+         shapeText(b.shape));
+  for (const Handle *h : {&a, &b})
+    if (h->shape[r - 2] < 16 || h->shape[r - 1] < 16)
+      fail("dot needs every matrix dimension to be at least 16, got " +
+           shapeText(h->shape));
+  if (ta.isFloat() != tb.isFloat())
+    fail("dot needs operands of one kind, got " + ta.name() + " and " +
+         tb.name());
+  // Inputs of one type: the wider of the two.
+  DType in = ta;
+  if (ta != tb) {
+    bool bothFp8 = ta.bits() == 8 && tb.bits() == 8 && ta.isFloat();
+    in = bothFp8 ? ta : s.computationType(ta, tb, false, false, "dot");
+  }
+  DType out = outDtype.empty() ? (in.isFloat() ? DType::floating("fp32")
+                                               : DType::integer(32))
+                               : s.dtypeOf(outDtype);
+  SmallVector<int64_t> shape(a.shape.begin(), a.shape.end());
+  shape[r - 1] = b.shape[r - 1];
+  Value va = s.castValue(s.valueOf(a), ta, in);
+  Value vb =
+      s.castValue(s.valueOf(b), tb, ta.bits() == 8 && tb.bits() == 8 ? tb : in);
+  Value c =
+      acc ? s.broadcastValue(
+                s.castValue(s.valueOf(*acc), s.dtypeOf(acc->dtype), out), shape)
+          : s.zeroOf(out, shape);
+  auto precision = symbolizeInputPrecision(inputPrecision);
+  if (!precision)
+    fail("unknown input precision '" + inputPrecision +
+         "' (expected tf32, tf32x3 or ieee)");
+  auto op = DotOp::create(s.builder, s.loc, va, vb, c, *precision, 0);
+  if (failed(mlir::verify(op)))
+    fail("dot of " + ta.name() + " and " + tb.name() + " into " + out.name() +
+         " is not supported");
+  return s.handle(op, out);
+}
+
+std::vector<Handle>
+frontend::Builder::beginCombiner(const std::vector<Handle> &values, int axis,
+                                 bool isScan, bool reverse) {
+  Impl &s = *impl;
+  if (values.empty())
+    fail("a reduction needs at least one tensor");
+  size_t rank = values[0].shape.size();
+  for (const Handle &h : values)
+    if (h.shape != values[0].shape)
+      fail("the tensors of a reduction must have one shape");
+  if (rank == 0)
+    fail("cannot reduce a scalar");
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || size_t(axis) >= rank)
+    fail("axis " + Twine(axis) + " is out of range for a tensor of rank " +
+         Twine(rank));
+  SmallVector<Value> srcs = s.values(values);
+  SmallVector<Type> elementTypes, resultTypes;
+  for (Value v : srcs) {
+    auto t = llvm::cast<RankedTensorType>(v.getType());
+    elementTypes.push_back(t.getElementType());
+    SmallVector<int64_t> shape(t.getShape());
+    shape.erase(shape.begin() + axis);
+    resultTypes.push_back(isScan          ? Type(t)
+                          : shape.empty() ? t.getElementType()
+                                          : Type(RankedTensorType::get(
+                                                shape, t.getElementType())));
+  }
+  Operation *op;
+  if (isScan) {
+    auto scan =
+        ScanOp::create(s.builder, s.loc, resultTypes, srcs, axis, reverse);
+    op = scan;
+  } else {
+    op = ReduceOp::create(s.builder, s.loc, resultTypes, srcs, axis);
+  }
+  Block *block = new Block();
+  op->getRegion(0).push_back(block);
+  for (int copy = 0; copy < 2; ++copy)
+    for (Type t : elementTypes)
+      block->addArgument(t, s.loc);
+  s.regions.push_back(op);
+  std::vector<std::string> dtypes;
+  for (const Handle &h : values)
+    dtypes.push_back(h.dtype);
+  s.combinerDtypes.push_back(dtypes);
+  s.builder.setInsertionPointToStart(block);
+  std::vector<Handle> args;
+  for (auto [i, arg] : llvm::enumerate(block->getArguments()))
+    args.push_back(s.handle(arg, s.dtypeOf(values[i % values.size()].dtype)));
+  return args;
+}
+
+std::vector<Handle>
+frontend::Builder::endCombiner(const std::vector<Handle> &results) {
+  Impl &s = *impl;
+  if (s.regions.empty() || !llvm::isa<ReduceOp, ScanOp>(s.regions.back()))
+    fail("no reduction is being built");
+  Operation *op = s.regions.pop_back_val();
+  std::vector<std::string> dtypes = s.combinerDtypes.pop_back_val();
+  if (results.size() != op->getNumResults())
+    fail("the combiner must return " + Twine(op->getNumResults()) +
+         " values, got " + Twine(results.size()));
+  SmallVector<Value> values;
+  for (auto [h, dtype] : llvm::zip(results, dtypes)) {
+    if (!h.shape.empty())
+      fail("a combiner must return scalars");
+    // The combiner's own promotions may have widened a value: back to the
+    // dtype being reduced.
+    values.push_back(
+        s.castValue(s.valueOf(h), s.dtypeOf(h.dtype), s.dtypeOf(dtype)));
+  }
+  if (llvm::isa<ReduceOp>(op))
+    ReduceReturnOp::create(s.builder, s.loc, values);
+  else
+    ScanReturnOp::create(s.builder, s.loc, values);
+  s.builder.setInsertionPointAfter(op);
+  std::vector<Handle> out;
+  for (auto [r, dtype] : llvm::zip(op->getResults(), dtypes))
+    out.push_back(s.handle(r, s.dtypeOf(dtype)));
+  return out;
+}
+
+Handle frontend::Builder::reduce(const Handle &value, int axis,
+                                 const std::string &kind) {
+  Impl &s = *impl;
+  DType t = s.dtypeOf(value.dtype);
+  Handle v = value;
+  // Sums of small integers and of bools accumulate in int32.
+  if ((kind == "sum" || kind == "prod") && t.isIntOrBool() && t.bits() < 32)
+    v = cast(value, "int32");
+  if ((kind == "sum" || kind == "prod") && t.isFloat() && t.bits() < 32)
+    v = cast(value, "float32");
+  if (kind == "argmax" || kind == "argmin") {
+    int rank = value.shape.size();
+    int ax = axis < 0 ? axis + rank : axis;
+    if (ax < 0 || ax >= rank)
+      fail("axis " + Twine(axis) + " is out of range for a tensor of rank " +
+           Twine(rank));
+    // Index along the axis, broadcast to the tensor's shape.
+    Handle index = arange(0, value.shape[ax]);
+    for (int d = 0; d < rank; ++d)
+      if (d != ax)
+        index = expandDims(index, d);
+    index = broadcastTo(index, value.shape);
+    std::vector<Handle> args = beginCombiner({v, index}, axis, false, false);
+    // (va, ia), (vb, ib): keep the extreme value, the lower index on ties.
+    Handle better = binary(kind == "argmax" ? "gt" : "lt", args[0], args[2]);
+    Handle equal = binary("eq", args[0], args[2]);
+    Handle lower = binary("lt", args[1], args[3]);
+    Handle pick =
+        binary("logical_or", better, binary("logical_and", equal, lower));
+    Handle val = where(pick, args[0], args[2]);
+    Handle idx = where(pick, args[1], args[3]);
+    return endCombiner({val, idx})[1];
+  }
+  std::vector<Handle> args = beginCombiner({v}, axis, false, false);
+  std::string op = llvm::StringSwitch<std::string>(kind)
+                       .Case("sum", "add")
+                       .Case("prod", "mul")
+                       .Case("max", "maximum")
+                       .Case("min", "minimum")
+                       .Case("xor_sum", "xor")
+                       .Default("");
+  if (op.empty())
+    fail("unknown reduction '" + kind + "'");
+  return endCombiner({binary(op, args[0], args[1])})[0];
+}
+
+Handle frontend::Builder::scan(const Handle &value, int axis,
+                               const std::string &kind, bool reverse) {
+  Impl &s = *impl;
+  DType t = s.dtypeOf(value.dtype);
+  Handle v = value;
+  if (t.isIntOrBool() && t.bits() < 32)
+    v = cast(value, "int32");
+  std::vector<Handle> args = beginCombiner({v}, axis, true, reverse);
+  std::string op = kind == "cumsum" ? "add" : kind == "cumprod" ? "mul" : "";
+  if (op.empty())
+    fail("unknown scan '" + kind + "'");
+  return endCombiner({binary(op, args[0], args[1])})[0];
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+std::vector<Handle>
+frontend::Builder::beginFor(const Handle &lower, const Handle &upper,
+                            const Handle &step,
+                            const std::vector<Handle> &carried) {
+  Impl &s = *impl;
+  for (const Handle *h : {&lower, &upper, &step})
+    if (!h->shape.empty() || !s.dtypeOf(h->dtype).isIntOrBool())
+      fail("loop bounds must be integer scalars, got " + h->dtype +
+           shapeText(h->shape));
+  // The induction variable has the widest bound's type (int32 usually).
+  DType iv = s.computationType(s.computationType(s.dtypeOf(lower.dtype),
+                                                 s.dtypeOf(upper.dtype), false,
+                                                 false, "for"),
+                               s.dtypeOf(step.dtype), false, false, "for");
+  Value lb = s.castValue(s.valueOf(lower), s.dtypeOf(lower.dtype), iv);
+  Value ub = s.castValue(s.valueOf(upper), s.dtypeOf(upper.dtype), iv);
+  Value st = s.castValue(s.valueOf(step), s.dtypeOf(step.dtype), iv);
+  auto loop =
+      scf::ForOp::create(s.builder, s.loc, lb, ub, st, s.values(carried));
+  s.regions.push_back(loop);
+  s.builder.setInsertionPointToStart(loop.getBody());
+  std::vector<Handle> args{s.handle(loop.getInductionVar(), iv)};
+  for (auto [arg, h] : llvm::zip(loop.getRegionIterArgs(), carried))
+    args.push_back(s.handle(arg, s.dtypeOf(h.dtype)));
+  return args;
+}
+
+std::vector<Handle>
+frontend::Builder::endFor(const std::vector<Handle> &yielded) {
+  Impl &s = *impl;
+  if (s.regions.empty() || !llvm::isa<scf::ForOp>(s.regions.back()))
+    fail("no loop is being built");
+  auto loop = llvm::cast<scf::ForOp>(s.regions.pop_back_val());
+  for (auto [arg, h] : llvm::zip(loop.getRegionIterArgs(), yielded))
+    if (arg.getType() != s.valueOf(h).getType()) {
+      std::string before;
+      llvm::raw_string_ostream os(before);
+      os << arg.getType();
+      fail("a value carried by the loop changes type in its body, from " +
+           before + " to " + h.dtype + shapeText(h.shape));
+    }
+  scf::YieldOp::create(s.builder, s.loc, s.values(yielded));
+  s.builder.setInsertionPointAfter(loop);
+  return s.handles(loop.getResults(), yielded);
+}
+
+void frontend::Builder::beginIf(const Handle &condition, bool withElse,
+                                const std::vector<std::string> &resultTypes) {
+  Impl &s = *impl;
+  if (!condition.shape.empty())
+    fail("an if condition must be a scalar");
+  Value c = s.castValue(s.valueOf(condition), s.dtypeOf(condition.dtype),
+                        DType::boolean());
+  SmallVector<Type> types;
+  for (const std::string &t : resultTypes) {
+    // "dtype[shape]" as the Python side writes it.
+    size_t bracket = t.find('[');
+    DType d = s.dtypeOf(t.substr(0, bracket));
+    SmallVector<int64_t> shape;
+    if (bracket != std::string::npos) {
+      StringRef dims = StringRef(t).slice(bracket + 1, t.size() - 1);
+      SmallVector<StringRef> parts;
+      dims.split(parts, ',', -1, false);
+      for (StringRef p : parts) {
+        int64_t v;
+        if (!p.trim().getAsInteger(10, v))
+          shape.push_back(v);
+      }
+    }
+    types.push_back(s.typeOf(d, shape));
+  }
+  auto op = scf::IfOp::create(s.builder, s.loc, types, c, withElse);
+  s.regions.push_back(op);
+  s.builder.setInsertionPointToStart(&op.getThenRegion().front());
+}
+
+void frontend::Builder::beginElse(const std::vector<Handle> &thenYielded) {
+  Impl &s = *impl;
+  if (s.regions.empty() || !llvm::isa<scf::IfOp>(s.regions.back()))
+    fail("no branch is being built");
+  auto op = llvm::cast<scf::IfOp>(s.regions.back());
+  if (!thenYielded.empty() || op.getNumResults())
+    scf::YieldOp::create(s.builder, s.loc, s.values(thenYielded));
+  if (op.getElseRegion().empty())
+    fail("this branch has no else");
+  s.builder.setInsertionPointToStart(&op.getElseRegion().front());
+}
+
+std::vector<Handle>
+frontend::Builder::endIf(const std::vector<Handle> &yielded) {
+  Impl &s = *impl;
+  if (s.regions.empty() || !llvm::isa<scf::IfOp>(s.regions.back()))
+    fail("no branch is being built");
+  auto op = llvm::cast<scf::IfOp>(s.regions.pop_back_val());
+  if (!yielded.empty() || op.getNumResults())
+    scf::YieldOp::create(s.builder, s.loc, s.values(yielded));
+  // scf.if without results gets its terminators from the builder.
+  for (Region *r : {&op.getThenRegion(), &op.getElseRegion()})
+    if (!r->empty() &&
+        (r->front().empty() ||
+         !r->front().back().hasTrait<mlir::OpTrait::IsTerminator>())) {
+      OpBuilder::InsertionGuard guard(s.builder);
+      s.builder.setInsertionPointToEnd(&r->front());
+      scf::YieldOp::create(s.builder, s.loc);
+    }
+  s.builder.setInsertionPointAfter(op);
+  return s.handles(op.getResults(), yielded);
+}
+
+std::vector<Handle>
+frontend::Builder::beginWhile(const std::vector<Handle> &carried) {
+  Impl &s = *impl;
+  SmallVector<Value> inits = s.values(carried);
+  SmallVector<Type> types(ValueRange(inits).getTypes());
+  auto op = scf::WhileOp::create(s.builder, s.loc, types, inits);
+  Block *before = s.builder.createBlock(&op.getBefore());
+  for (Type t : types)
+    before->addArgument(t, s.loc);
+  s.regions.push_back(op);
+  s.builder.setInsertionPointToStart(before);
+  return s.handles(before->getArguments(), carried);
+}
+
+std::vector<Handle>
+frontend::Builder::beginWhileBody(const Handle &condition,
+                                  const std::vector<Handle> &carried) {
+  Impl &s = *impl;
+  if (s.regions.empty() || !llvm::isa<scf::WhileOp>(s.regions.back()))
+    fail("no while loop is being built");
+  auto op = llvm::cast<scf::WhileOp>(s.regions.back());
+  if (!condition.shape.empty())
+    fail("a while condition must be a scalar");
+  Value c = s.castValue(s.valueOf(condition), s.dtypeOf(condition.dtype),
+                        DType::boolean());
+  scf::ConditionOp::create(s.builder, s.loc, c, s.values(carried));
+  SmallVector<Type> types(op.getResultTypes());
+  Block *after = s.builder.createBlock(&op.getAfter());
+  for (Type t : types)
+    after->addArgument(t, s.loc);
+  s.builder.setInsertionPointToStart(after);
+  return s.handles(after->getArguments(), carried);
+}
+
+std::vector<Handle>
+frontend::Builder::endWhile(const std::vector<Handle> &yielded) {
+  Impl &s = *impl;
+  if (s.regions.empty() || !llvm::isa<scf::WhileOp>(s.regions.back()))
+    fail("no while loop is being built");
+  auto op = llvm::cast<scf::WhileOp>(s.regions.pop_back_val());
+  scf::YieldOp::create(s.builder, s.loc, s.values(yielded));
+  s.builder.setInsertionPointAfter(op);
+  return s.handles(op.getResults(), yielded);
+}
+
+//===----------------------------------------------------------------------===//
+// Debugging and results
+//===----------------------------------------------------------------------===//
+
+void frontend::Builder::print(const std::string &prefix,
+                              const std::vector<Handle> &args, bool hex) {
+  Impl &s = *impl;
+  SmallVector<bool> isSigned;
+  for (const Handle &h : args)
+    isSigned.push_back(s.dtypeOf(h.dtype).isSigned() ||
+                       s.dtypeOf(h.dtype).isFloat());
+  PrintOp::create(s.builder, s.loc, prefix, hex, s.values(args), isSigned);
+}
+
+void frontend::Builder::deviceAssert(const Handle &condition,
+                                     const std::string &message) {
+  Impl &s = *impl;
+  Value c = s.castValue(s.valueOf(condition), s.dtypeOf(condition.dtype),
+                        DType::boolean());
+  AssertOp::create(s.builder, s.loc, c, message);
+}
+
+Handle frontend::Builder::hint(const Handle &value, const std::string &name,
+                               const std::vector<int64_t> &values) {
+  Impl &s = *impl;
+  Value v = s.valueOf(value);
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return value; // a function argument: hints come from specialisation
+  size_t rank = std::max<size_t>(1, value.shape.size());
+  SmallVector<int64_t> dims(values.begin(), values.end());
+  if (dims.size() == 1 && rank > 1)
+    dims.assign(rank, dims[0]);
+  if (dims.size() != rank)
+    fail(name + " needs one value per dimension (" + Twine(rank) + "), got " +
+         Twine(values.size()));
+  for (int64_t d : dims)
+    if (d <= 0 || !llvm::isPowerOf2_64(d))
+      fail(name + " values must be powers of two, got " + Twine(d));
+  def->setAttr("tile." + name, s.builder.getDenseI64ArrayAttr(dims));
+  return value;
+}
+
+void frontend::Builder::verify() {
+  Impl &s = *impl;
+  std::string messages;
+  ScopedDiagnosticHandler handler(&s.context, [&](Diagnostic &diag) {
+    llvm::raw_string_ostream os(messages);
+    os << diag.getLocation() << ": " << diag.str() << "\n";
+    return success();
+  });
+  if (failed(mlir::verify(*s.module)))
+    fail("the kernel's IR does not verify:\n" + messages);
+}
+
+void frontend::Builder::optimize() {
+  Impl &s = *impl;
+  verify();
+  PassManager pm(&s.context);
+  buildDefaultPipeline(pm);
+  std::string messages;
+  ScopedDiagnosticHandler handler(&s.context, [&](Diagnostic &diag) {
+    messages += diag.str() + "\n";
+    return success();
+  });
+  if (failed(pm.run(*s.module)))
+    fail("the target-independent pipeline failed:\n" + messages);
+}
+
+std::string frontend::Builder::text(bool withLocations) const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  impl->module->print(os, OpPrintingFlags().enableDebugInfo(withLocations));
+  return text;
+}

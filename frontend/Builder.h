@@ -1,0 +1,171 @@
+//===- Builder.h - the IR builder behind the Python language --------------===//
+//
+// Builds `tile` IR for a kernel as the Python code generator walks its source:
+// typing, Triton's promotion rules for mixed operands and Python scalars,
+// numpy broadcasting, and source locations on every op. Errors are thrown as
+// FrontendError with a plain-words message; the code generator adds the
+// kernel's file, line and column.
+//
+// This header includes no MLIR: the Python bindings, built with RTTI, see
+// values only as opaque handles.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSERA_FRONTEND_BUILDER_H
+#define TESSERA_FRONTEND_BUILDER_H
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mlir::tile::frontend {
+
+/// A mistake in a kernel, in plain words.
+class FrontendError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A value of the kernel being built: an opaque IR value, its dtype name
+/// (`float32`, `pointer<int8>`...) and its shape (empty for a scalar).
+struct Handle {
+  const void *value = nullptr;
+  std::string dtype;
+  std::vector<int64_t> shape;
+};
+
+class Builder {
+public:
+  Builder();
+  ~Builder();
+  Builder(const Builder &) = delete;
+  Builder &operator=(const Builder &) = delete;
+
+  /// Ops created from now on carry this source location.
+  void setLocation(const std::string &file, unsigned line, unsigned column);
+
+  /// Starts a function with arguments of these dtypes; `divisibility[i]` > 0
+  /// marks argument i as divisible by it (bytes for pointers). Public
+  /// functions are kernels, private ones helpers.
+  std::vector<Handle> beginFunction(const std::string &name,
+                                    const std::vector<std::string> &argTypes,
+                                    const std::vector<int64_t> &divisibility,
+                                    bool isPublic);
+  /// Ends the current function, returning `results`.
+  void endFunction(const std::vector<Handle> &results);
+  /// Calls a function built before.
+  std::vector<Handle> call(const std::string &name,
+                           const std::vector<Handle> &args);
+
+  // Constants. A "weak" scalar (a Python literal) adapts to the dtype of
+  // the other operand of a binary op, as in Triton.
+  Handle intConstant(int64_t value, const std::string &dtype);
+  Handle floatConstant(double value, const std::string &dtype);
+
+  // Program identity and construction.
+  Handle programId(int axis);
+  Handle numPrograms(int axis);
+  Handle arange(int64_t start, int64_t end);
+  Handle full(const std::vector<int64_t> &shape, const Handle &scalar);
+
+  // Shapes.
+  Handle broadcastTo(const Handle &value, const std::vector<int64_t> &shape);
+  /// Both broadcast to their common shape.
+  std::pair<Handle, Handle> broadcastPair(const Handle &a, const Handle &b);
+  Handle expandDims(const Handle &value, int axis);
+  Handle reshape(const Handle &value, const std::vector<int64_t> &shape,
+                 bool allowReorder);
+  Handle permute(const Handle &value, const std::vector<int32_t> &order);
+  Handle cat(const Handle &a, const Handle &b);
+  Handle join(const Handle &a, const Handle &b);
+  std::pair<Handle, Handle> split(const Handle &value);
+
+  // Arithmetic with promotion and broadcasting. `op` is add, sub, mul,
+  // truediv, floordiv, mod, and, or, xor, lshift, rshift, eq, ne, lt, le,
+  // gt, ge, minimum, maximum, logical_and, logical_or. `weakA`/`weakB` mark
+  // Python literals.
+  Handle binary(const std::string &op, const Handle &a, const Handle &b,
+                bool weakA = false, bool weakB = false);
+  /// `op` is neg, invert, not, abs, exp, exp2, log, log2, sqrt, rsqrt, sin,
+  /// cos, erf, floor, ceil.
+  Handle unary(const std::string &op, const Handle &a);
+  Handle fma(const Handle &a, const Handle &b, const Handle &c);
+  Handle cast(const Handle &value, const std::string &dtype);
+  Handle bitcast(const Handle &value, const std::string &dtype);
+  Handle where(const Handle &condition, const Handle &a, const Handle &b,
+               bool weakA = false, bool weakB = false);
+
+  // Memory.
+  Handle load(const Handle &pointer, const std::optional<Handle> &mask,
+              const std::optional<Handle> &other, const std::string &cache,
+              const std::string &eviction, bool isVolatile);
+  void store(const Handle &pointer, const Handle &value,
+             const std::optional<Handle> &mask, const std::string &cache,
+             const std::string &eviction);
+  /// `kind`: add, max, min, and, or, xor, xchg (fadd, umax, umin follow
+  /// from the dtype); `sem`: relaxed, acquire, release, acq_rel; `scope`:
+  /// gpu, cta, sys.
+  Handle atomicRMW(const std::string &kind, const Handle &pointer,
+                   const Handle &value, const std::optional<Handle> &mask,
+                   const std::string &sem, const std::string &scope);
+  Handle atomicCAS(const Handle &pointer, const Handle &cmp,
+                   const Handle &value, const std::string &sem,
+                   const std::string &scope);
+
+  // Computation.
+  Handle dot(const Handle &a, const Handle &b, const std::optional<Handle> &acc,
+             const std::string &inputPrecision, const std::string &outDtype);
+  /// `kind`: sum, max, min, prod, xor_sum, argmax, argmin.
+  Handle reduce(const Handle &value, int axis, const std::string &kind);
+  /// `kind`: cumsum, cumprod.
+  Handle scan(const Handle &value, int axis, const std::string &kind,
+              bool reverse);
+  /// A reduction or scan with a combiner the caller builds: begin returns
+  /// the combiner's 2N scalar arguments; end takes its N results.
+  std::vector<Handle> beginCombiner(const std::vector<Handle> &values, int axis,
+                                    bool isScan, bool reverse);
+  std::vector<Handle> endCombiner(const std::vector<Handle> &results);
+
+  // Control flow. Loops and branches are opened, filled, and closed; values
+  // carried through them are passed explicitly.
+  std::vector<Handle> beginFor(const Handle &lower, const Handle &upper,
+                               const Handle &step,
+                               const std::vector<Handle> &carried);
+  std::vector<Handle> endFor(const std::vector<Handle> &yielded);
+  void beginIf(const Handle &condition, bool withElse,
+               const std::vector<std::string> &resultTypes);
+  void beginElse(const std::vector<Handle> &thenYielded);
+  std::vector<Handle> endIf(const std::vector<Handle> &yielded);
+  std::vector<Handle> beginWhile(const std::vector<Handle> &carried);
+  std::vector<Handle> beginWhileBody(const Handle &condition,
+                                     const std::vector<Handle> &carried);
+  std::vector<Handle> endWhile(const std::vector<Handle> &yielded);
+
+  // Debugging.
+  void print(const std::string &prefix, const std::vector<Handle> &args,
+             bool hex);
+  void deviceAssert(const Handle &condition, const std::string &message);
+  /// Attaches tl.multiple_of / tl.max_contiguous hints to a value.
+  Handle hint(const Handle &value, const std::string &name,
+              const std::vector<int64_t> &values);
+
+  /// Verifies the module; throws with the verifier's messages.
+  void verify();
+  /// Runs the default target-independent pipeline.
+  void optimize();
+  /// The module as text, with source locations if asked (the interpreter
+  /// needs them for its messages).
+  std::string text(bool withLocations = false) const;
+
+  struct Impl;
+
+private:
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace mlir::tile::frontend
+
+#endif // TESSERA_FRONTEND_BUILDER_H
