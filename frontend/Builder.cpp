@@ -1234,32 +1234,20 @@ frontend::Builder::endFor(const std::vector<Handle> &yielded) {
   return s.handles(loop.getResults(), yielded);
 }
 
-void frontend::Builder::beginIf(const Handle &condition, bool withElse,
-                                const std::vector<std::string> &resultTypes) {
+void frontend::Builder::beginIf(const Handle &condition) {
   Impl &s = *impl;
   if (!condition.shape.empty())
-    fail("an if condition must be a scalar");
+    fail("an if condition must be a scalar, got shape " +
+         shapeText(condition.shape));
   Value c = s.castValue(s.valueOf(condition), s.dtypeOf(condition.dtype),
                         DType::boolean());
-  SmallVector<Type> types;
-  for (const std::string &t : resultTypes) {
-    // "dtype[shape]" as the Python side writes it.
-    size_t bracket = t.find('[');
-    DType d = s.dtypeOf(t.substr(0, bracket));
-    SmallVector<int64_t> shape;
-    if (bracket != std::string::npos) {
-      StringRef dims = StringRef(t).slice(bracket + 1, t.size() - 1);
-      SmallVector<StringRef> parts;
-      dims.split(parts, ',', -1, false);
-      for (StringRef p : parts) {
-        int64_t v;
-        if (!p.trim().getAsInteger(10, v))
-          shape.push_back(v);
-      }
-    }
-    types.push_back(s.typeOf(d, shape));
-  }
-  auto op = scf::IfOp::create(s.builder, s.loc, types, c, withElse);
+  // Results are known once both branches are built; endIf makes the final
+  // op and moves the branches into it.
+  auto op = scf::IfOp::create(s.builder, s.loc, TypeRange(), c,
+                              /*withElseRegion=*/true);
+  // The branches get their yields when they are closed.
+  for (Region *r : {&op.getThenRegion(), &op.getElseRegion()})
+    r->front().getTerminator()->erase();
   s.regions.push_back(op);
   s.builder.setInsertionPointToStart(&op.getThenRegion().front());
 }
@@ -1269,32 +1257,41 @@ void frontend::Builder::beginElse(const std::vector<Handle> &thenYielded) {
   if (s.regions.empty() || !llvm::isa<scf::IfOp>(s.regions.back()))
     fail("no branch is being built");
   auto op = llvm::cast<scf::IfOp>(s.regions.back());
-  if (!thenYielded.empty() || op.getNumResults())
-    scf::YieldOp::create(s.builder, s.loc, s.values(thenYielded));
-  if (op.getElseRegion().empty())
-    fail("this branch has no else");
+  scf::YieldOp::create(s.builder, s.loc, s.values(thenYielded));
   s.builder.setInsertionPointToStart(&op.getElseRegion().front());
 }
 
 std::vector<Handle>
-frontend::Builder::endIf(const std::vector<Handle> &yielded) {
+frontend::Builder::endIf(const std::vector<Handle> &elseYielded) {
   Impl &s = *impl;
   if (s.regions.empty() || !llvm::isa<scf::IfOp>(s.regions.back()))
     fail("no branch is being built");
   auto op = llvm::cast<scf::IfOp>(s.regions.pop_back_val());
-  if (!yielded.empty() || op.getNumResults())
-    scf::YieldOp::create(s.builder, s.loc, s.values(yielded));
-  // scf.if without results gets its terminators from the builder.
-  for (Region *r : {&op.getThenRegion(), &op.getElseRegion()})
-    if (!r->empty() &&
-        (r->front().empty() ||
-         !r->front().back().hasTrait<mlir::OpTrait::IsTerminator>())) {
-      OpBuilder::InsertionGuard guard(s.builder);
-      s.builder.setInsertionPointToEnd(&r->front());
-      scf::YieldOp::create(s.builder, s.loc);
+  scf::YieldOp::create(s.builder, s.loc, s.values(elseYielded));
+  auto thenYield =
+      llvm::cast<scf::YieldOp>(op.getThenRegion().front().getTerminator());
+  SmallVector<Type> types(thenYield.getOperandTypes());
+  if (types.size() != elseYielded.size())
+    fail("the branches of an if yield different numbers of values");
+  for (auto [i, h] : llvm::enumerate(elseYielded))
+    if (s.valueOf(h).getType() != types[i]) {
+      std::string then;
+      llvm::raw_string_ostream os(then);
+      os << types[i];
+      fail("a value set in both branches of an if has type " + then +
+           " in one and " + h.dtype + shapeText(h.shape) + " in the other");
     }
-  s.builder.setInsertionPointAfter(op);
-  return s.handles(op.getResults(), yielded);
+  s.builder.setInsertionPoint(op);
+  auto result = scf::IfOp::create(s.builder, op.getLoc(), types,
+                                  op.getCondition(), /*withElse=*/true);
+  for (Region *r : {&result.getThenRegion(), &result.getElseRegion()})
+    if (!r->empty())
+      r->front().erase();
+  result.getThenRegion().takeBody(op.getThenRegion());
+  result.getElseRegion().takeBody(op.getElseRegion());
+  op.erase();
+  s.builder.setInsertionPointAfter(result);
+  return s.handles(result.getResults(), elseYielded);
 }
 
 std::vector<Handle>

@@ -135,10 +135,11 @@ public:
                                const Handle &step,
                                const std::vector<Handle> &carried);
   std::vector<Handle> endFor(const std::vector<Handle> &yielded);
-  void beginIf(const Handle &condition, bool withElse,
-               const std::vector<std::string> &resultTypes);
+  /// An if with an else branch; the branches' yields (equal in number and
+  /// types) become the results.
+  void beginIf(const Handle &condition);
   void beginElse(const std::vector<Handle> &thenYielded);
-  std::vector<Handle> endIf(const std::vector<Handle> &yielded);
+  std::vector<Handle> endIf(const std::vector<Handle> &elseYielded);
   std::vector<Handle> beginWhile(const std::vector<Handle> &carried);
   std::vector<Handle> beginWhileBody(const Handle &condition,
                                      const std::vector<Handle> &carried);
