@@ -1252,35 +1252,38 @@ void frontend::Builder::beginIf(const Handle &condition) {
   s.builder.setInsertionPointToStart(&op.getThenRegion().front());
 }
 
-void frontend::Builder::beginElse(const std::vector<Handle> &thenYielded) {
+void frontend::Builder::beginElse() {
   Impl &s = *impl;
   if (s.regions.empty() || !llvm::isa<scf::IfOp>(s.regions.back()))
     fail("no branch is being built");
   auto op = llvm::cast<scf::IfOp>(s.regions.back());
-  scf::YieldOp::create(s.builder, s.loc, s.values(thenYielded));
   s.builder.setInsertionPointToStart(&op.getElseRegion().front());
 }
 
 std::vector<Handle>
-frontend::Builder::endIf(const std::vector<Handle> &elseYielded) {
+frontend::Builder::endIf(const std::vector<Handle> &thenYielded,
+                         const std::vector<Handle> &elseYielded) {
   Impl &s = *impl;
   if (s.regions.empty() || !llvm::isa<scf::IfOp>(s.regions.back()))
     fail("no branch is being built");
   auto op = llvm::cast<scf::IfOp>(s.regions.pop_back_val());
-  scf::YieldOp::create(s.builder, s.loc, s.values(elseYielded));
-  auto thenYield =
-      llvm::cast<scf::YieldOp>(op.getThenRegion().front().getTerminator());
-  SmallVector<Type> types(thenYield.getOperandTypes());
-  if (types.size() != elseYielded.size())
+  if (thenYielded.size() != elseYielded.size())
     fail("the branches of an if yield different numbers of values");
-  for (auto [i, h] : llvm::enumerate(elseYielded))
-    if (s.valueOf(h).getType() != types[i]) {
-      std::string then;
-      llvm::raw_string_ostream os(then);
-      os << types[i];
-      fail("a value set in both branches of an if has type " + then +
-           " in one and " + h.dtype + shapeText(h.shape) + " in the other");
-    }
+  SmallVector<Type> types;
+  for (auto [t, e] : llvm::zip(thenYielded, elseYielded)) {
+    Type type = s.valueOf(t).getType();
+    if (s.valueOf(e).getType() != type)
+      fail("a value set in an if has type " + t.dtype + shapeText(t.shape) +
+           " after one branch and " + e.dtype + shapeText(e.shape) +
+           " after the other");
+    types.push_back(type);
+  }
+  for (auto [region, yielded] :
+       {std::pair(&op.getThenRegion(), &thenYielded),
+        std::pair(&op.getElseRegion(), &elseYielded)}) {
+    s.builder.setInsertionPointToEnd(&region->front());
+    scf::YieldOp::create(s.builder, s.loc, s.values(*yielded));
+  }
   s.builder.setInsertionPoint(op);
   auto result = scf::IfOp::create(s.builder, op.getLoc(), types,
                                   op.getCondition(), /*withElse=*/true);
@@ -1291,7 +1294,7 @@ frontend::Builder::endIf(const std::vector<Handle> &elseYielded) {
   result.getElseRegion().takeBody(op.getElseRegion());
   op.erase();
   s.builder.setInsertionPointAfter(result);
-  return s.handles(result.getResults(), elseYielded);
+  return s.handles(result.getResults(), thenYielded);
 }
 
 std::vector<Handle>

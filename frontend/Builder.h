@@ -135,11 +135,12 @@ public:
                                const Handle &step,
                                const std::vector<Handle> &carried);
   std::vector<Handle> endFor(const std::vector<Handle> &yielded);
-  /// An if with an else branch; the branches' yields (equal in number and
-  /// types) become the results.
+  /// An if with an else branch; once both are built, endIf takes what each
+  /// yields (equal in number and types), which become the results.
   void beginIf(const Handle &condition);
-  void beginElse(const std::vector<Handle> &thenYielded);
-  std::vector<Handle> endIf(const std::vector<Handle> &elseYielded);
+  void beginElse();
+  std::vector<Handle> endIf(const std::vector<Handle> &thenYielded,
+                            const std::vector<Handle> &elseYielded);
   std::vector<Handle> beginWhile(const std::vector<Handle> &carried);
   std::vector<Handle> beginWhileBody(const Handle &condition,
                                      const std::vector<Handle> &carried);

@@ -1,1 +1,26 @@
+"""Tessera: a retargetable compiler for GPU tile kernels.
 
+Kernels are written with `tessera.language` (the names and semantics of
+`triton.language`) and compiled with `@tessera.jit`.
+"""
+
+from . import language
+from .language.core import CompilationError
+from .runtime.jit import CompiledKernel, JITFunction, jit
+
+__version__ = "0.1.0"
+
+
+def cdiv(x, y):
+    """Ceiling division, for grids: cdiv(10, 4) == 3."""
+    return (x + y - 1) // y
+
+
+def next_power_of_2(n):
+    """The smallest power of two >= n (1 for n <= 1)."""
+    n = int(n)
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
+
+__all__ = ["CompilationError", "CompiledKernel", "JITFunction", "cdiv", "jit", "language",
+           "next_power_of_2"]

@@ -1,0 +1,555 @@
+"""From the Python source of a @jit function to `tile` IR.
+
+The generator walks the function's AST. Python values (ints, floats,
+constexprs, dtypes, modules) are evaluated at compile time; tensors become IR
+through the C++ builder. Calls of other @jit functions are inlined. Every
+error names the kernel's file, line and column.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import operator
+
+from .. import language as tl
+from ..language import core
+from ..language.core import CompilationError, _unwrap, constexpr, tensor
+
+_BINARY = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+    ast.Pow: operator.pow, ast.LShift: operator.lshift, ast.RShift: operator.rshift,
+    ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.BitXor: operator.xor,
+}
+_COMPARE = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+}
+
+
+class _Return(Exception):
+    """Carries a helper's return value to its call."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+def _is_tensor(value):
+    return isinstance(value, tensor)
+
+
+def _assigned_names(nodes):
+    names = set()
+    for node in nodes:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                names.add(sub.id)
+    return names
+
+
+class CodeGenerator(ast.NodeVisitor):
+    def __init__(self, builder, filename):
+        self.builder = builder
+        self.filename = filename
+        self.scope = {}
+        # Per function being generated: its globals and source, for errors.
+        self.function_stack = []
+        # Depth of dynamic control flow (early returns cannot cross it).
+        self.dynamic_depth = 0
+        # @jit functions whose source the result depends on.
+        self.dependencies = {}
+
+    # ------------------------------------------------------------------
+    # Entry points
+    # ------------------------------------------------------------------
+
+    def generate_kernel(self, fn, arg_types, divisibility, constants):
+        """Generates kernel `fn`: arguments in `arg_types` (name -> dtype
+        name) are runtime values, those in `constants` compile-time."""
+        tree, first_line = fn.parse()
+        fdef = tree.body[0]
+        self.function_stack.append(fn)
+        self._set_location(fdef)
+        runtime = [a for a in fn.arg_names if a in arg_types]
+        handles = self._guard(fdef, lambda: self.builder.begin_function(
+            fn.__name__, [arg_types[a] for a in runtime],
+            [divisibility.get(a, 0) for a in runtime], True))
+        self.scope = {a: constexpr(constants[a]) for a in constants}
+        for a, h in zip(runtime, handles):
+            self.scope[a] = tensor(h)
+        try:
+            self._visit_body(fdef.body)
+        except _Return as r:
+            if r.value is not None:
+                raise self._error(fdef, "a kernel cannot return a value") from None
+        self.builder.end_function([])
+        self.function_stack.pop()
+
+    def call_function(self, fn, args, kwargs=None):
+        """Calls `fn` from the kernel: a @jit function is inlined, anything
+        else runs in Python at compile time."""
+        from ..runtime.jit import JITFunction
+        kwargs = kwargs or {}
+        if not isinstance(fn, JITFunction):
+            return fn(*args, **kwargs)
+        self.dependencies[fn] = fn.cache_key
+        tree, _ = fn.parse()
+        fdef = tree.body[0]
+        try:
+            bound = fn.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise CompilationError(f"in call of {fn.__name__}: {e}") from None
+        bound.apply_defaults()
+        saved_scope, saved_depth = self.scope, self.dynamic_depth
+        self.scope = {}
+        for name, value in bound.arguments.items():
+            if name in fn.constexpr_names and not isinstance(value, constexpr):
+                value = constexpr(value)
+            self.scope[name] = value
+        self.function_stack.append(fn)
+        self.dynamic_depth = 0
+        result = None
+        try:
+            self._visit_body(fdef.body)
+        except _Return as r:
+            result = r.value
+        finally:
+            self.function_stack.pop()
+            self.scope, self.dynamic_depth = saved_scope, saved_depth
+        return result
+
+    # ------------------------------------------------------------------
+    # Locations and errors
+    # ------------------------------------------------------------------
+
+    def _fn(self):
+        return self.function_stack[-1]
+
+    def _line(self, node):
+        return self._fn().first_line + node.lineno - 1
+
+    def _set_location(self, node):
+        if hasattr(node, "lineno"):
+            self.builder.set_location(self._fn().filename, self._line(node),
+                                      node.col_offset + self._fn().indent + 1)
+
+    def _error(self, node, message):
+        fn = self._fn()
+        line = self._line(node)
+        return CompilationError(message, filename=fn.filename, lineno=line,
+                                col=node.col_offset + fn.indent, source_line=fn.source_line(line))
+
+    def _guard(self, node, thunk):
+        """Runs `thunk`, turning errors into CompilationErrors at `node`."""
+        try:
+            return thunk()
+        except (_Return, CompilationError) as e:
+            if isinstance(e, CompilationError) and e.filename is None:
+                raise self._error(node, e.message) from None
+            raise
+        except Exception as e:
+            name = type(e).__name__
+            message = str(e) if name == "FrontendError" else f"{name}: {e}"
+            raise self._error(node, message) from None
+
+    # ------------------------------------------------------------------
+    # Statements
+    # ------------------------------------------------------------------
+
+    def _visit_body(self, statements):
+        for stmt in statements:
+            self._set_location(stmt)
+            self.visit(stmt)
+
+    def visit(self, node):
+        self._set_location(node)
+        method = getattr(self, "visit_" + type(node).__name__, None)
+        if method is None:
+            raise self._error(node, f"unsupported Python construct: {type(node).__name__}")
+        return self._guard(node, lambda: method(node))
+
+    def visit_Expr(self, node):
+        self.visit(node.value)
+
+    def visit_Pass(self, node):
+        pass
+
+    def _assign(self, target, value, node):
+        if isinstance(target, ast.Name):
+            self.scope[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            value = _unwrap(value)
+            if not isinstance(value, (tuple, list)):
+                raise self._error(node, "cannot unpack a non-tuple value")
+            if len(value) != len(target.elts):
+                raise self._error(node, f"cannot unpack {len(value)} values into "
+                                        f"{len(target.elts)} names")
+            for t, v in zip(target.elts, value):
+                self._assign(t, v, node)
+        else:
+            raise self._error(node, "only names and tuples of names can be assigned")
+
+    def visit_Assign(self, node):
+        value = self.visit(node.value)
+        for target in node.targets:
+            self._assign(target, value, node)
+
+    def visit_AnnAssign(self, node):
+        if node.value is not None:
+            value = self.visit(node.value)
+            annotation = self._eval_annotation(node.annotation)
+            if annotation is constexpr and not isinstance(value, constexpr):
+                value = constexpr(value)
+            self._assign(node.target, value, node)
+
+    def _eval_annotation(self, node):
+        try:
+            return self.visit(node)
+        except CompilationError:
+            return None
+
+    def visit_AugAssign(self, node):
+        target = ast.Name(id=node.target.id, ctx=ast.Load()) if isinstance(node.target, ast.Name) else None
+        if target is None:
+            raise self._error(node, "augmented assignment needs a name")
+        ast.copy_location(target, node)
+        current = self.visit(target)
+        value = self._binop(node.op, current, self.visit(node.value), node)
+        self.scope[node.target.id] = value
+
+    def visit_Return(self, node):
+        value = self.visit(node.value) if node.value is not None else None
+        if self.dynamic_depth:
+            raise self._error(node, "return inside a loop or an if on a runtime condition is "
+                                    "not supported; assign the result and return at the end")
+        raise _Return(value)
+
+    def visit_Assert(self, node):
+        test = self.visit(node.test)
+        msg = _unwrap(self.visit(node.msg)) if node.msg is not None else ""
+        if _is_tensor(test):
+            tl.device_assert(test, str(msg))
+        elif not _unwrap(test):
+            raise self._error(node, f"assertion failed: {msg}")
+
+    def visit_If(self, node):
+        cond = self.visit(node.test)
+        if not _is_tensor(cond):
+            self._visit_body(node.body if _unwrap(cond) else node.orelse)
+            return
+        # A runtime condition: names set in a branch and alive afterwards
+        # are the if's results.
+        assigned = _assigned_names(node.body) | _assigned_names(node.orelse)
+        before = dict(self.scope)
+        for name in assigned & before.keys():
+            if not _is_tensor(before[name]) and isinstance(_unwrap(before[name]), (int, float)):
+                before[name] = core.to_tensor(before[name])
+        self.builder.begin_if(cond.handle)
+        self.dynamic_depth += 1
+        self.scope = dict(before)
+        self._visit_body(node.body)
+        then_scope = self.scope
+        self.builder.begin_else()
+        self.scope = dict(before)
+        self._visit_body(node.orelse)
+        else_scope = self.scope
+        self.dynamic_depth -= 1
+        names = sorted(n for n in assigned if n in then_scope and n in else_scope)
+        then_vals, else_vals, carried = [], [], []
+        for n in names:
+            t, e = then_scope[n], else_scope[n]
+            if t is e:
+                continue
+            if not (_is_tensor(t) and _is_tensor(e)):
+                raise self._error(node, f"'{n}' is set to a compile-time value in an if on a "
+                                        f"runtime condition; make it a tensor in both branches")
+            then_vals.append(t.handle)
+            else_vals.append(e.handle)
+            carried.append(n)
+        results = self.builder.end_if(then_vals, else_vals)
+        self.scope = before
+        for n, h in zip(carried, results):
+            self.scope[n] = tensor(h)
+        # Names set in one branch only are not defined after the if.
+        for n in names:
+            if n not in carried:
+                self.scope[n] = then_scope[n]
+
+    def visit_For(self, node):
+        iterator = node.iter
+        if node.orelse:
+            raise self._error(node, "for ... else is not supported")
+        if not isinstance(iterator, ast.Call):
+            raise self._error(node, "a kernel loops over range(...), tl.range(...) or "
+                                    "tl.static_range(...)")
+        fn = self.visit(iterator.func)
+        args = [self.visit(a) for a in iterator.args]
+        kwargs = {k.arg: self.visit(k.value) for k in iterator.keywords}
+        if fn is builtins.range:
+            fn = tl.range
+        if fn not in (tl.range, tl.static_range):
+            raise self._error(node, "a kernel loops over range(...), tl.range(...) or "
+                                    "tl.static_range(...)")
+        spec = fn(*args, **kwargs)
+        if not isinstance(node.target, ast.Name):
+            raise self._error(node, "the loop variable must be a name")
+        if fn is tl.static_range:
+            bounds = [_unwrap(spec.start), _unwrap(spec.end), _unwrap(spec.step)]
+            if any(_is_tensor(b) for b in bounds):
+                raise self._error(node, "static_range needs bounds known at compile time")
+            for i in builtins.range(*bounds):
+                self.scope[node.target.id] = constexpr(i)
+                self._visit_body(node.body)
+            return
+        lower, upper, step = (core.to_tensor(b) for b in (spec.start, spec.end, spec.step))
+        carried = sorted(n for n in _assigned_names(node.body)
+                         if n in self.scope and n != node.target.id)
+        inits = []
+        for n in carried:
+            value = self.scope[n]
+            if not _is_tensor(value):
+                if not isinstance(_unwrap(value), (int, float)):
+                    raise self._error(node, f"'{n}' holds a compile-time value and is changed in "
+                                            f"a loop; make it a tensor first")
+                value = core.to_tensor(value)
+            inits.append(value.handle)
+        args = self.builder.begin_for(lower.handle, upper.handle, step.handle, inits)
+        self.scope[node.target.id] = tensor(args[0])
+        for n, h in zip(carried, args[1:]):
+            self.scope[n] = tensor(h)
+        self.dynamic_depth += 1
+        self._visit_body(node.body)
+        self.dynamic_depth -= 1
+        yields = []
+        for n in carried:
+            value = self.scope[n]
+            if not _is_tensor(value):
+                value = core.to_tensor(value)
+            yields.append(value.handle)
+        results = self.builder.end_for(yields)
+        for n, h in zip(carried, results):
+            self.scope[n] = tensor(h)
+
+    def visit_While(self, node):
+        if node.orelse:
+            raise self._error(node, "while ... else is not supported")
+        carried = sorted(n for n in _assigned_names(node.body) if n in self.scope)
+        inits = []
+        for n in carried:
+            value = self.scope[n]
+            if not _is_tensor(value):
+                value = core.to_tensor(value)
+            inits.append(value.handle)
+        before = self.builder.begin_while(inits)
+        for n, h in zip(carried, before):
+            self.scope[n] = tensor(h)
+        cond = self.visit(node.test)
+        if not _is_tensor(cond):
+            cond = core.to_tensor(bool(_unwrap(cond)))
+        after = self.builder.begin_while_body(cond.handle, [self.scope[n].handle for n in carried])
+        for n, h in zip(carried, after):
+            self.scope[n] = tensor(h)
+        self.dynamic_depth += 1
+        self._visit_body(node.body)
+        self.dynamic_depth -= 1
+        yields = [core.to_tensor(self.scope[n]).handle for n in carried]
+        results = self.builder.end_while(yields)
+        for n, h in zip(carried, results):
+            self.scope[n] = tensor(h)
+
+    def visit_Break(self, node):
+        raise self._error(node, "break is not supported in kernels")
+
+    def visit_Continue(self, node):
+        raise self._error(node, "continue is not supported in kernels")
+
+    def visit_FunctionDef(self, node):
+        raise self._error(node, "functions cannot be defined inside a kernel; use a @jit function")
+
+    # ------------------------------------------------------------------
+    # Expressions
+    # ------------------------------------------------------------------
+
+    def visit_Constant(self, node):
+        return node.value
+
+    def visit_Name(self, node):
+        name = node.id
+        if name in self.scope:
+            return self.scope[name]
+        fn = self._fn()
+        if name in fn.globals:
+            value = fn.globals[name]
+            return value
+        if hasattr(builtins, name):
+            return getattr(builtins, name)
+        raise self._error(node, f"name '{name}' is not defined")
+
+    def visit_Attribute(self, node):
+        value = self.visit(node.value)
+        target = value.value if isinstance(value, constexpr) and not hasattr(value, node.attr) else value
+        try:
+            return getattr(target, node.attr)
+        except AttributeError:
+            raise self._error(node, f"'{type(target).__name__}' has no attribute '{node.attr}'") from None
+
+    def visit_Tuple(self, node):
+        return tuple(self.visit(e) for e in node.elts)
+
+    def visit_List(self, node):
+        return [self.visit(e) for e in node.elts]
+
+    def visit_Dict(self, node):
+        return {self.visit(k): self.visit(v) for k, v in zip(node.keys, node.values)}
+
+    def visit_Slice(self, node):
+        lower = self.visit(node.lower) if node.lower else None
+        upper = self.visit(node.upper) if node.upper else None
+        step = self.visit(node.step) if node.step else None
+        return slice(_unwrap(lower), _unwrap(upper), _unwrap(step))
+
+    def visit_Subscript(self, node):
+        value = self.visit(node.value)
+        index = self.visit(node.slice)
+        if _is_tensor(value):
+            return value[index]
+        value = _unwrap(value)
+        if isinstance(index, tuple):
+            index = tuple(_unwrap(i) for i in index)
+        return value[_unwrap(index)]
+
+    def visit_JoinedStr(self, node):
+        parts = []
+        for v in node.values:
+            if isinstance(v, ast.FormattedValue):
+                parts.append(format(_unwrap(self.visit(v.value))))
+            else:
+                parts.append(str(_unwrap(self.visit(v))))
+        return "".join(parts)
+
+    def _binop(self, op, lhs, rhs, node):
+        fn = _BINARY.get(type(op))
+        if fn is None:
+            raise self._error(node, f"unsupported operator {type(op).__name__}")
+        if not _is_tensor(lhs) and not _is_tensor(rhs):
+            result = fn(_unwrap(lhs), _unwrap(rhs))
+            return constexpr(result) if isinstance(lhs, constexpr) or isinstance(rhs, constexpr) else result
+        if isinstance(op, ast.Pow):
+            raise self._error(node, "** on tensors is not supported; use tl.exp/tl.log")
+        return fn(lhs if _is_tensor(lhs) else _unwrap(lhs), rhs if _is_tensor(rhs) else _unwrap(rhs))
+
+    def visit_BinOp(self, node):
+        return self._binop(node.op, self.visit(node.left), self.visit(node.right), node)
+
+    def visit_UnaryOp(self, node):
+        operand = self.visit(node.operand)
+        if _is_tensor(operand):
+            if isinstance(node.op, ast.Not):
+                return operand.logical_not()
+            if isinstance(node.op, ast.USub):
+                return -operand
+            if isinstance(node.op, ast.UAdd):
+                return operand
+            return ~operand
+        value = _unwrap(operand)
+        result = {ast.Not: lambda v: not v, ast.USub: operator.neg, ast.UAdd: operator.pos,
+                  ast.Invert: operator.invert}[type(node.op)](value)
+        return constexpr(result) if isinstance(operand, constexpr) else result
+
+    def visit_BoolOp(self, node):
+        values = [self.visit(v) for v in node.values]
+        if not any(_is_tensor(v) for v in values):
+            if isinstance(node.op, ast.And):
+                result = True
+                for v in values:
+                    result = _unwrap(v)
+                    if not result:
+                        break
+            else:
+                result = False
+                for v in values:
+                    result = _unwrap(v)
+                    if result:
+                        break
+            return result
+        result = core.to_tensor(values[0])
+        for v in values[1:]:
+            result = result.logical_and(v) if isinstance(node.op, ast.And) else result.logical_or(v)
+        return result
+
+    def visit_Compare(self, node):
+        left = self.visit(node.left)
+        result = None
+        for op, comparator in zip(node.ops, node.comparators):
+            right = self.visit(comparator)
+            fn = _COMPARE[type(op)]
+            if _is_tensor(left) or _is_tensor(right):
+                if isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)):
+                    raise self._error(node, f"'{type(op).__name__}' does not apply to tensors")
+                part = fn(left if _is_tensor(left) else _unwrap(left),
+                          right if _is_tensor(right) else _unwrap(right))
+            else:
+                part = fn(_unwrap(left), _unwrap(right))
+            if result is None:
+                result = part
+            elif _is_tensor(result) or _is_tensor(part):
+                result = core.to_tensor(result).logical_and(part)
+            else:
+                result = result and part
+            left = right
+        return result
+
+    def visit_IfExp(self, node):
+        cond = self.visit(node.test)
+        if not _is_tensor(cond):
+            return self.visit(node.body if _unwrap(cond) else node.orelse)
+        return tl.where(cond, self.visit(node.body), self.visit(node.orelse))
+
+    def visit_Call(self, node):
+        fn = self.visit(node.func)
+        args = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                args.extend(_unwrap(self.visit(a.value)))
+            else:
+                args.append(self.visit(a))
+        kwargs = {}
+        for k in node.keywords:
+            if k.arg is None:
+                kwargs.update(_unwrap(self.visit(k.value)))
+            else:
+                kwargs[k.arg] = self.visit(k.value)
+        fn = _unwrap(fn)
+        # Python's min and max on tensors mean tl.minimum and tl.maximum.
+        if fn in (builtins.min, builtins.max) and any(_is_tensor(a) for a in args):
+            fn = tl.minimum if fn is builtins.min else tl.maximum
+            result = args[0]
+            for a in args[1:]:
+                result = fn(result, a)
+            return result
+        if fn in (builtins.print,):
+            fn = tl.static_print
+        from ..runtime.jit import JITFunction
+        if isinstance(fn, JITFunction):
+            return self.call_function(fn, args, kwargs)
+        if fn is builtins.isinstance or fn is builtins.len or fn is builtins.int or fn is builtins.float:
+            args = [_unwrap(a) for a in args]
+        return fn(*args, **kwargs)
+
+
+def generate(builder, fn, arg_types, divisibility, constants):
+    """Generates kernel `fn` into `builder`; returns the @jit functions it
+    called, with their cache keys."""
+    codegen = CodeGenerator(builder, fn.filename)
+    previous_builder = getattr(core._state, "builder", None)
+    previous_codegen = getattr(core._state, "codegen", None)
+    core._state.builder = builder
+    core._state.codegen = codegen
+    try:
+        codegen.generate_kernel(fn, arg_types, divisibility, constants)
+    finally:
+        core._state.builder = previous_builder
+        core._state.codegen = previous_codegen
+    return codegen.dependencies

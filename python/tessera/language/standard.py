@@ -1,0 +1,473 @@
+"""The builtins of the Tessera language, with `triton.language`'s names.
+
+Each creates IR through the builder of the compilation in progress; Python
+values (ints, floats, constexprs) given where a tensor is expected become
+constants.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+from .core import (CompilationError, _builder, _frontend_error, _state, _unwrap, constexpr,
+                   dtype, float32, tensor, to_tensor)
+
+
+def _call(method, *args):
+    try:
+        return getattr(_builder(), method)(*args)
+    except CompilationError:
+        raise
+    except Exception as e:  # FrontendError from the C++ builder
+        raise _frontend_error(e) from None
+
+
+def _t(value):
+    try:
+        return to_tensor(value)
+    except CompilationError:
+        raise
+    except Exception as e:
+        raise _frontend_error(e) from None
+
+
+def _const_int(value, what):
+    value = _unwrap(value)
+    if isinstance(value, tensor) or not isinstance(value, builtins.int):
+        raise CompilationError(f"{what} must be a constexpr integer, got {value!r}")
+    return value
+
+
+def _shape(shape):
+    if len(shape) == 1 and isinstance(_unwrap(shape[0]), (list, tuple)):
+        shape = _unwrap(shape[0])
+    return [_const_int(d, "a shape dimension") for d in shape]
+
+
+def _axis(value):
+    value = _unwrap(value)
+    return value if value is None else _const_int(value, "axis")
+
+
+# ----------------------------------------------------------------------------
+# Program identity and construction
+# ----------------------------------------------------------------------------
+
+def program_id(axis):
+    return tensor(_call("program_id", _const_int(axis, "program_id's axis")))
+
+
+def num_programs(axis):
+    return tensor(_call("num_programs", _const_int(axis, "num_programs' axis")))
+
+
+def arange(start, end):
+    return tensor(_call("arange", _const_int(start, "arange's start"), _const_int(end, "arange's end")))
+
+
+def full(shape, value, dtype):
+    dtype = _unwrap(dtype)
+    shape = _shape([shape])
+    value = _unwrap(value)
+    if isinstance(value, tensor):
+        scalar = value.to(dtype)
+    elif dtype.is_floating():
+        scalar = tensor(_call("float_constant", float(value), dtype.name))
+    else:
+        scalar = tensor(_call("int_constant", int(value), dtype.name))
+    return tensor(_call("full", shape, scalar.handle))
+
+
+def zeros(shape, dtype):
+    return full(shape, 0, dtype)
+
+
+def zeros_like(input):
+    return zeros([d.value for d in input.shape], input.dtype)
+
+
+def full_like(input, value):
+    return full([d.value for d in input.shape], value, input.dtype)
+
+
+def cdiv(x, div):
+    x, div = _unwrap(x), _unwrap(div)
+    if isinstance(x, tensor) or isinstance(div, tensor):
+        return (x + div - 1) // div
+    return (x + div - 1) // div
+
+
+# ----------------------------------------------------------------------------
+# Shapes
+# ----------------------------------------------------------------------------
+
+def broadcast_to(input, *shape):
+    return tensor(_call("broadcast_to", _t(input).handle, _shape(shape)))
+
+
+def broadcast(input, other):
+    a, b = _call("broadcast_pair", _t(input).handle, _t(other).handle)
+    return tensor(a), tensor(b)
+
+
+def expand_dims(input, axis):
+    axis = _unwrap(axis)
+    axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    result = _t(input)
+    for a in sorted(_const_int(a, "expand_dims' axis") for a in axes):
+        result = tensor(_call("expand_dims", result.handle, a))
+    return result
+
+
+def reshape(input, *shape, can_reorder=False):
+    return tensor(_call("reshape", _t(input).handle, _shape(shape), builtins.bool(_unwrap(can_reorder))))
+
+
+def view(input, *shape):
+    return reshape(input, *shape, can_reorder=True)
+
+
+def ravel(x, can_reorder=False):
+    n = 1
+    for d in x.shape:
+        n *= d.value
+    return reshape(x, [n], can_reorder=can_reorder)
+
+
+def permute(input, *dims):
+    return tensor(_call("permute", _t(input).handle, _shape(dims)))
+
+
+def trans(input, *dims):
+    x = _t(input)
+    if not dims:
+        dims = list(reversed(builtins.range(len(x.shape))))
+    return permute(x, *dims)
+
+
+def cat(input, other, can_reorder=False):
+    return tensor(_call("cat", _t(input).handle, _t(other).handle))
+
+
+def join(a, b):
+    return tensor(_call("join", _t(a).handle, _t(b).handle))
+
+
+def split(a):
+    lo, hi = _call("split", _t(a).handle)
+    return tensor(lo), tensor(hi)
+
+
+# ----------------------------------------------------------------------------
+# Elementwise
+# ----------------------------------------------------------------------------
+
+def where(condition, x, y):
+    from .core import _is_scalar_literal
+    weak_x, weak_y = _is_scalar_literal(_unwrap(x)), _is_scalar_literal(_unwrap(y))
+    return tensor(_call("where", _t(condition).handle, _t(x).handle, _t(y).handle, weak_x, weak_y))
+
+
+def minimum(x, y, propagate_nan=None):
+    from .core import _binary
+    return _binary("minimum", x, y)
+
+
+def maximum(x, y, propagate_nan=None):
+    from .core import _binary
+    return _binary("maximum", x, y)
+
+
+def clamp(x, min, max, propagate_nan=None):
+    return minimum(maximum(x, min), max)
+
+
+def fma(x, y, z):
+    return tensor(_call("fma", _t(x).handle, _t(y).handle, _t(z).handle))
+
+
+def _math(name):
+    def fn(x, **kwargs):
+        return tensor(_call("unary", name, _t(x).handle))
+    fn.__name__ = name
+    return fn
+
+
+exp = _math("exp")
+exp2 = _math("exp2")
+log = _math("log")
+log2 = _math("log2")
+sqrt = _math("sqrt")
+sqrt_rn = sqrt
+rsqrt = _math("rsqrt")
+sin = _math("sin")
+cos = _math("cos")
+erf = _math("erf")
+floor = _math("floor")
+ceil = _math("ceil")
+
+
+def abs(x):
+    return tensor(_call("unary", "abs", _t(x).handle))
+
+
+def sigmoid(x):
+    x = _t(x)
+    if not x.dtype.is_floating():
+        x = x.to(float32)
+    return 1.0 / (1.0 + exp(-x))
+
+
+def div_rn(x, y):
+    return _t(x) / y
+
+
+def fdiv(x, y, ieee_rounding=False):
+    return _t(x) / y
+
+
+def umulhi(x, y):
+    raise CompilationError("umulhi is not supported yet")
+
+
+def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
+    dim = len(x.shape) - 1 if dim is None else _unwrap(dim)
+    z = x - max(x, dim, keep_dims=True)
+    num = exp(z)
+    den = sum(num, dim, keep_dims=True)
+    return num / den
+
+
+# ----------------------------------------------------------------------------
+# Memory
+# ----------------------------------------------------------------------------
+
+def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
+         eviction_policy="", volatile=False):
+    mask, other = _unwrap(mask), _unwrap(other)
+    if other is not None and mask is None:
+        raise CompilationError("load's 'other' needs a mask")
+    m = _t(mask).handle if mask is not None else None
+    o = _t(other).handle if other is not None else None
+    return tensor(_call("load", _t(pointer).handle, m, o, _unwrap(cache_modifier) or "",
+                        _unwrap(eviction_policy) or "", builtins.bool(_unwrap(volatile))))
+
+
+def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy=""):
+    mask = _unwrap(mask)
+    m = _t(mask).handle if mask is not None else None
+    _call("store", _t(pointer).handle, _t(value).handle, m, _unwrap(cache_modifier) or "",
+          _unwrap(eviction_policy) or "")
+
+
+def _atomic(kind):
+    def fn(pointer, val, mask=None, sem=None, scope=None):
+        mask = _unwrap(mask)
+        m = _t(mask).handle if mask is not None else None
+        return tensor(_call("atomic_rmw", kind, _t(pointer).handle, _t(val).handle, m,
+                            _unwrap(sem) or "acq_rel", _unwrap(scope) or "gpu"))
+    fn.__name__ = "atomic_" + kind
+    return fn
+
+
+atomic_add = _atomic("add")
+atomic_max = _atomic("max")
+atomic_min = _atomic("min")
+atomic_and = _atomic("and")
+atomic_or = _atomic("or")
+atomic_xor = _atomic("xor")
+atomic_xchg = _atomic("xchg")
+
+
+def atomic_cas(pointer, cmp, val, sem=None, scope=None):
+    return tensor(_call("atomic_cas", _t(pointer).handle, _t(cmp).handle, _t(val).handle,
+                        _unwrap(sem) or "acq_rel", _unwrap(scope) or "gpu"))
+
+
+# ----------------------------------------------------------------------------
+# Dot, reductions, scans
+# ----------------------------------------------------------------------------
+
+def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
+        out_dtype=float32):
+    precision = _unwrap(input_precision)
+    if precision is None:
+        precision = "tf32" if _unwrap(allow_tf32) in (None, True) else "ieee"
+    acc = _unwrap(acc)
+    out = _unwrap(out_dtype)
+    a, b = _t(input), _t(other)
+    out_name = out.name if (a.dtype.is_floating() and out is not None) else ""
+    return tensor(_call("dot", a.handle, b.handle, _t(acc).handle if acc is not None else None,
+                        precision, out_name))
+
+
+def _keep(result, input, axis, keep_dims):
+    if keep_dims and axis is not None:
+        return expand_dims(result, axis)
+    return result
+
+
+def _reduce_builtin(kind, input, axis, keep_dims):
+    x = _t(input)
+    axis = _axis(axis)
+    if axis is None:
+        x = ravel(x)
+        axis = 0
+        result = tensor(_call("reduce", x.handle, axis, kind))
+        if keep_dims:
+            for _ in builtins.range(len(input.shape)):
+                result = expand_dims(result, 0)
+        return result
+    return _keep(tensor(_call("reduce", x.handle, axis, kind)), x, axis, _unwrap(keep_dims))
+
+
+def sum(input, axis=None, keep_dims=False, dtype=None):
+    x = _t(input)
+    if _unwrap(dtype) is not None:
+        x = x.to(_unwrap(dtype))
+    return _reduce_builtin("sum", x, axis, keep_dims)
+
+
+def xor_sum(input, axis=None, keep_dims=False):
+    return _reduce_builtin("xor_sum", input, axis, keep_dims)
+
+
+def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    if _unwrap(return_indices):
+        return (_reduce_builtin("max", input, axis, keep_dims),
+                _reduce_builtin("argmax", input, axis, keep_dims))
+    return _reduce_builtin("max", input, axis, keep_dims)
+
+
+def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    if _unwrap(return_indices):
+        return (_reduce_builtin("min", input, axis, keep_dims),
+                _reduce_builtin("argmin", input, axis, keep_dims))
+    return _reduce_builtin("min", input, axis, keep_dims)
+
+
+def argmax(input, axis, tie_break_left=True, keep_dims=False):
+    return _reduce_builtin("argmax", input, axis, keep_dims)
+
+
+def argmin(input, axis, tie_break_left=True, keep_dims=False):
+    return _reduce_builtin("argmin", input, axis, keep_dims)
+
+
+def _combine(inputs, axis, combine_fn, is_scan, reverse):
+    single = not isinstance(inputs, (tuple, list))
+    values = [_t(inputs)] if single else [_t(v) for v in inputs]
+    axis = _axis(axis)
+    if axis is None:
+        values = [ravel(v) for v in values]
+        axis = 0
+    args = _call("begin_combiner", [v.handle for v in values], axis, is_scan, builtins.bool(reverse))
+    codegen = _state.codegen
+    results = codegen.call_function(combine_fn, [tensor(a) for a in args])
+    if not isinstance(results, (tuple, list)):
+        results = [results]
+    outs = _call("end_combiner", [_t(r).handle for r in results])
+    outs = [tensor(o) for o in outs]
+    return outs[0] if single else tuple(outs)
+
+
+def reduce(input, axis, combine_fn, keep_dims=False):
+    result = _combine(input, axis, combine_fn, False, False)
+    if _unwrap(keep_dims) and _axis(axis) is not None:
+        if isinstance(result, tuple):
+            return tuple(expand_dims(r, _axis(axis)) for r in result)
+        return expand_dims(result, _axis(axis))
+    return result
+
+
+def associative_scan(input, axis, combine_fn, reverse=False):
+    return _combine(input, axis, combine_fn, True, _unwrap(reverse))
+
+
+def cumsum(input, axis=0, reverse=False, dtype=None):
+    x = _t(input)
+    if _unwrap(dtype) is not None:
+        x = x.to(_unwrap(dtype))
+    return tensor(_call("scan", x.handle, _axis(axis), "cumsum", builtins.bool(_unwrap(reverse))))
+
+
+def cumprod(input, axis=0, reverse=False):
+    return tensor(_call("scan", _t(input).handle, _axis(axis), "cumprod", builtins.bool(_unwrap(reverse))))
+
+
+# ----------------------------------------------------------------------------
+# Hints, assertions, printing
+# ----------------------------------------------------------------------------
+
+def _hint(name, input, values):
+    values = _unwrap(values)
+    values = list(values) if isinstance(values, (list, tuple)) else [values]
+    return tensor(_call("hint", _t(input).handle, name, [_const_int(v, name) for v in values]))
+
+
+def multiple_of(input, values):
+    return _hint("divisibility", input, values)
+
+
+def max_contiguous(input, values):
+    return _hint("contiguity", input, values)
+
+
+def max_constancy(input, values):
+    return _hint("constancy", input, values)
+
+
+def static_assert(cond, msg=""):
+    cond = _unwrap(cond)
+    if isinstance(cond, tensor):
+        raise CompilationError("static_assert needs a condition known at compile time")
+    if not cond:
+        raise CompilationError(f"static_assert failed: {_unwrap(msg)}")
+
+
+def static_print(*values, sep=" ", end="\n", file=None, flush=False):
+    print(*[_unwrap(v) for v in values], sep=sep, end=end, file=file, flush=flush)
+
+
+def device_print(prefix, *args, hex=False):
+    _call("print", str(_unwrap(prefix)), [_t(a).handle for a in args], builtins.bool(_unwrap(hex)))
+
+
+def device_assert(cond, msg="", mask=None):
+    cond = _t(cond)
+    mask = _unwrap(mask)
+    if mask is not None:
+        cond = cond | ~_t(mask).to(cond.dtype)
+    _call("device_assert", cond.handle, str(_unwrap(msg)))
+
+
+def debug_barrier():
+    pass
+
+
+# ----------------------------------------------------------------------------
+# Loops: range and static_range are recognised by the code generator.
+# ----------------------------------------------------------------------------
+
+class range:
+    """A loop over a range evaluated when the kernel runs (`tl.range`)."""
+
+    def __init__(self, arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
+                 warp_specialize=False, flatten=False, disallow_acc_multi_buffer=False):
+        if arg2 is None:
+            self.start, self.end = 0, arg1
+        else:
+            self.start, self.end = arg1, arg2
+        self.step = 1 if step is None else step
+        self.num_stages = num_stages
+
+
+class static_range:
+    """A loop unrolled at compile time; its bounds are constexprs."""
+
+    def __init__(self, arg1, arg2=None, step=None):
+        if arg2 is None:
+            self.start, self.end = 0, arg1
+        else:
+            self.start, self.end = arg1, arg2
+        self.step = 1 if step is None else step

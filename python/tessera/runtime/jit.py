@@ -1,0 +1,264 @@
+"""@tessera.jit: kernels specialised on their arguments, compiled once per
+specialisation, and launched with `kernel[grid](*args)`.
+
+Without a GPU backend in this build, kernels run in the host interpreter on
+numpy arrays (and torch CPU tensors where torch exists).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import inspect
+import linecache
+import os
+import textwrap
+
+from .. import _tessera
+from ..language import core
+from ..language.core import CompilationError, constexpr
+
+_NUMPY_DTYPES = {
+    "float16": "float16", "float32": "float32", "float64": "float64",
+    "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
+    "uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64",
+    "bool": "int1",
+}
+_TORCH_DTYPES = {
+    "torch.float16": "float16", "torch.bfloat16": "bfloat16", "torch.float32": "float32",
+    "torch.float64": "float64", "torch.int8": "int8", "torch.int16": "int16",
+    "torch.int32": "int32", "torch.int64": "int64", "torch.uint8": "uint8", "torch.bool": "int1",
+    "torch.float8_e4m3fn": "float8e4nv", "torch.float8_e5m2": "float8e5",
+}
+
+
+class _Pointer:
+    """A tensor argument: its element dtype, address and the memory it spans."""
+
+    def __init__(self, dtype, address, base, nbytes, on_host):
+        self.dtype, self.address, self.base, self.nbytes, self.on_host = (
+            dtype, address, base, nbytes, on_host)
+
+
+def _as_pointer(value):
+    """A pointer for an array-like argument, or None for other values."""
+    if hasattr(value, "data_ptr") and hasattr(value, "element_size"):  # torch
+        dtype = _TORCH_DTYPES.get(str(value.dtype))
+        if dtype is None:
+            raise TypeError(f"tensors of {value.dtype} cannot be passed to a kernel")
+        address = value.data_ptr()
+        storage = value.untyped_storage()
+        return _Pointer(dtype, address, storage.data_ptr(), storage.nbytes(),
+                        value.device.type == "cpu")
+    interface = getattr(value, "__array_interface__", None)
+    if interface is not None:  # numpy and friends
+        import numpy as np
+        array = np.asarray(value)
+        dtype = _NUMPY_DTYPES.get(str(array.dtype))
+        if dtype is None:
+            raise TypeError(f"arrays of {array.dtype} cannot be passed to a kernel")
+        base = array
+        while isinstance(base.base, np.ndarray):
+            base = base.base
+        low, high = np.byte_bounds(base)
+        return _Pointer(dtype, array.__array_interface__["data"][0], low, high - low, True)
+    if hasattr(value, "__cuda_array_interface__"):
+        raise TypeError("GPU arrays need the NVIDIA backend, which this build does not have")
+    return None
+
+
+class CompiledKernel:
+    """A kernel compiled for one specialisation: its IR by stage, and what is
+    needed to launch it."""
+
+    def __init__(self, name, asm, runtime_args, module):
+        self.name = name
+        self.asm = asm
+        self.runtime_args = runtime_args
+        self._module = module
+
+    @property
+    def metadata(self):
+        return {"name": self.name, "target": "host"}
+
+
+class JITFunction:
+    def __init__(self, fn, do_not_specialize=(), interpret=None, debug=None, noinline=False):
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+        self.__module__ = fn.__module__
+        self.signature = inspect.signature(fn)
+        self.arg_names = list(self.signature.parameters)
+        self.constexpr_names = {
+            name for name, p in self.signature.parameters.items()
+            if p.annotation is constexpr or p.annotation == "tl.constexpr"
+            or (isinstance(p.annotation, str) and p.annotation.endswith("constexpr"))}
+        self.do_not_specialize = {
+            self.arg_names[a] if isinstance(a, int) else a for a in do_not_specialize}
+        self.interpret = interpret
+        self.globals = fn.__globals__
+        self.filename = inspect.getsourcefile(fn) or "<unknown>"
+        lines, self.first_line = inspect.getsourcelines(fn)
+        # Columns in the AST of the dedented source are off by the indent.
+        self.indent = len(lines[0]) - len(lines[0].lstrip())
+        self.src = textwrap.dedent("".join(lines))
+        self._tree = None
+        self.cache = {}
+        functools.update_wrapper(self, fn)
+
+    @property
+    def cache_key(self):
+        return hashlib.sha256(self.src.encode()).hexdigest()
+
+    def parse(self):
+        # Line 1 of the tree is first_line of the file (the decorator's).
+        if self._tree is None:
+            self._tree = ast.parse(self.src)
+        return self._tree, self.first_line
+
+    def source_line(self, line):
+        return linecache.getline(self.filename, line) or None
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"{self.__name__} is a kernel: launch it with "
+                           f"{self.__name__}[grid](...), or call it from another @jit function")
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
+
+    # ------------------------------------------------------------------
+
+    def _bind(self, args, kwargs):
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.__name__}: {e}") from None
+        bound.apply_defaults()
+        return bound.arguments
+
+    def _specialize(self, arguments):
+        """The argument types, divisibility, compile-time values and launch
+        values of a call; the first three make the cache key."""
+        arg_types, divisibility, constants, launch = {}, {}, {}, []
+        for name in self.arg_names:
+            value = arguments[name]
+            if name in self.constexpr_names:
+                constants[name] = value.value if isinstance(value, constexpr) else value
+                continue
+            pointer = _as_pointer(value)
+            specialize = name not in self.do_not_specialize
+            if pointer is not None:
+                arg_types[name] = f"pointer<{pointer.dtype}>"
+                if specialize and pointer.address % 16 == 0:
+                    divisibility[name] = 16
+                launch.append((name, pointer))
+            elif isinstance(value, bool):
+                arg_types[name] = "int1"
+                launch.append((name, int(value)))
+            elif isinstance(value, int):
+                if specialize and value == 1:
+                    constants[name] = 1  # like Triton: a 1 is a compile-time 1
+                    continue
+                if -2**31 <= value < 2**31:
+                    arg_types[name] = "int32"
+                elif 2**31 <= value < 2**32:
+                    arg_types[name] = "uint32"
+                elif -2**63 <= value < 2**64:
+                    arg_types[name] = "int64" if value < 2**63 else "uint64"
+                else:
+                    raise TypeError(f"{self.__name__}: integer argument '{name}' = {value} "
+                                    "does not fit in 64 bits")
+                if specialize and value % 16 == 0:
+                    divisibility[name] = 16
+                launch.append((name, value))
+            elif isinstance(value, float):
+                arg_types[name] = "float32"
+                launch.append((name, value))
+            elif value is None:
+                constants[name] = None
+            else:
+                raise TypeError(f"{self.__name__}: argument '{name}' has type "
+                                f"{type(value).__name__}, which a kernel cannot take; pass "
+                                "an array, a tensor, a number, or a constexpr")
+        return arg_types, divisibility, constants, launch
+
+    def _compile(self, arg_types, divisibility, constants):
+        from ..compiler import codegen
+        builder = _tessera.Builder()
+        dependencies = codegen.generate(builder, self, arg_types, divisibility, constants)
+        try:
+            builder.optimize()
+        except Exception as e:
+            raise CompilationError(str(e)) from None
+        asm = {"tile": builder.text()}
+        module = _tessera.HostModule(builder.text(with_locations=True))
+        kernel = CompiledKernel(self.__name__, asm, [a for a in self.arg_names if a in arg_types],
+                                module)
+        return kernel, dependencies
+
+    def _get_compiled(self, arguments, num_warps, num_stages):
+        arg_types, divisibility, constants, launch = self._specialize(arguments)
+        key = (tuple(sorted(arg_types.items())), tuple(sorted(divisibility.items())),
+               tuple(sorted((k, repr(v)) for k, v in constants.items())), num_warps, num_stages)
+        entry = self.cache.get(key)
+        # A helper edited since: compile again.
+        if entry is not None and all(f.cache_key == k for f, k in entry[1].items()) \
+                and entry[2] == self.cache_key:
+            return entry[0], launch
+        kernel, dependencies = self._compile(arg_types, divisibility, constants)
+        self.cache[key] = (kernel, dependencies, self.cache_key)
+        return kernel, launch
+
+    def warmup(self, *args, grid=None, num_warps=4, num_stages=3, **kwargs):
+        """Compiles for these arguments without running; returns the
+        compiled kernel, whose `asm` holds the IR of each stage."""
+        arguments = self._bind(args, kwargs)
+        kernel, _ = self._get_compiled(arguments, num_warps, num_stages)
+        return kernel
+
+    def run(self, *args, grid, num_warps=4, num_stages=3, num_ctas=1, **kwargs):
+        arguments = self._bind(args, kwargs)
+        kernel, launch = self._get_compiled(arguments, num_warps, num_stages)
+        if callable(grid):
+            meta = dict(arguments)
+            meta.update(num_warps=num_warps, num_stages=num_stages)
+            grid = grid(meta)
+        grid = tuple(grid) if isinstance(grid, (tuple, list)) else (grid,)
+        if not 1 <= len(grid) <= 3:
+            raise ValueError(f"{self.__name__}: a grid has 1 to 3 dimensions, got {grid}")
+        grid = tuple(int(core._unwrap(g)) for g in grid) + (1,) * (3 - len(grid))
+        if any(g < 0 for g in grid):
+            raise ValueError(f"{self.__name__}: grid dimensions cannot be negative, got {grid}")
+        host_args, buffers = [], []
+        for name, value in launch:
+            if isinstance(value, _Pointer):
+                if not value.on_host:
+                    raise ValueError(f"{self.__name__}: argument '{name}' is on a GPU, but this "
+                                     "build runs kernels on the host interpreter only")
+                host_args.append(("p", value.address))
+                buffers.append((value.base, value.nbytes, name))
+            elif isinstance(value, float):
+                host_args.append(("f", value))
+            else:
+                host_args.append(("i", value))
+        if 0 in grid:
+            return kernel
+        try:
+            kernel._module.run(kernel.name, list(grid), host_args, buffers)
+        except _tessera.HostError as e:
+            raise RuntimeError(str(e)) from None
+        return kernel
+
+
+def jit(fn=None, *, do_not_specialize=(), interpret=None, debug=None, noinline=False, **kwargs):
+    """Makes a kernel (or a helper, when called from a kernel) of `fn`."""
+    def decorator(fn):
+        return JITFunction(fn, do_not_specialize=do_not_specialize, interpret=interpret,
+                           debug=debug, noinline=noinline)
+    return decorator if fn is None else decorator(fn)
+
+
+def interpreting():
+    return os.environ.get("TESSERA_INTERPRET", "0") not in ("", "0")
