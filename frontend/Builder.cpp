@@ -1207,6 +1207,10 @@ frontend::Builder::beginFor(const Handle &lower, const Handle &upper,
   Value st = s.castValue(s.valueOf(step), s.dtypeOf(step.dtype), iv);
   auto loop =
       scf::ForOp::create(s.builder, s.loc, lb, ub, st, s.values(carried));
+  // Without carried values the body comes with a yield; endFor makes it.
+  Block *body = loop.getBody();
+  if (!body->empty() && body->back().hasTrait<mlir::OpTrait::IsTerminator>())
+    body->back().erase();
   s.regions.push_back(loop);
   s.builder.setInsertionPointToStart(loop.getBody());
   std::vector<Handle> args{s.handle(loop.getInductionVar(), iv)};
