@@ -98,7 +98,14 @@ class JITFunction:
         self.do_not_specialize = {
             self.arg_names[a] if isinstance(a, int) else a for a in do_not_specialize}
         self.interpret = interpret
-        self.globals = fn.__globals__
+        # Names the body reads: its closure's cells, then the module's.
+        self.globals = dict(fn.__globals__)
+        if fn.__closure__:
+            for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+                try:
+                    self.globals[name] = cell.cell_contents
+                except ValueError:  # a cell not filled yet
+                    pass
         self.filename = inspect.getsourcefile(fn) or "<unknown>"
         lines, self.first_line = inspect.getsourcelines(fn)
         # Columns in the AST of the dedented source are off by the indent.

@@ -1,0 +1,387 @@
+"""The language ops, checked against numpy through the interpreter."""
+
+import numpy as np
+import pytest
+
+import tessera
+import tessera.language as tl
+
+FLOATS = ["float16", "float32", "float64"]
+INTS = ["int8", "int16", "int32", "int64", "uint8", "uint32"]
+
+
+def make(rng, dtype, shape, low=-10, high=10):
+    if dtype.startswith("float"):
+        return rng.uniform(low, high, shape).astype(dtype)
+    if dtype.startswith("uint"):
+        return rng.integers(0, high, shape).astype(dtype)
+    return rng.integers(low, high, shape).astype(dtype)
+
+
+@tessera.jit
+def copy_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask), mask=mask)
+
+
+@pytest.mark.parametrize("dtype", FLOATS + INTS + ["bool"])
+@pytest.mark.parametrize("n", [1, 17, 1024, 3000])
+def test_copy(device, rng, dtype, n):
+    x = make(rng, dtype, n) if dtype != "bool" else rng.integers(0, 2, n).astype(bool)
+    y = np.zeros_like(x)
+    copy_kernel[(tessera.cdiv(n, 256),)](x, y, n, BLOCK=256)
+    np.testing.assert_array_equal(y, x)
+
+
+BINARY = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "min": lambda a, b: tl.minimum(a, b),
+    "max": lambda a, b: tl.maximum(a, b),
+    "lt": lambda a, b: a < b,
+    "ge": lambda a, b: a >= b,
+    "eq": lambda a, b: a == b,
+}
+NUMPY_BINARY = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "min": np.minimum,
+    "max": np.maximum, "lt": np.less, "ge": np.greater_equal, "eq": np.equal,
+}
+
+
+def binary_kernel_for(op):
+    fn = BINARY[op]
+
+    @tessera.jit
+    def kernel(x_ptr, y_ptr, z_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(z_ptr + offs, fn(tl.load(x_ptr + offs), tl.load(y_ptr + offs)))
+    return kernel
+
+
+@pytest.mark.parametrize("op", list(BINARY))
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "uint32", "int8"])
+def test_binary(device, rng, op, dtype):
+    x, y = make(rng, dtype, 128), make(rng, dtype, 128)
+    expected = NUMPY_BINARY[op](x, y)
+    z = np.zeros(128, dtype=expected.dtype)
+    binary_kernel_for(op)[(1,)](x, y, z, BLOCK=128)
+    np.testing.assert_array_equal(z, expected)
+
+
+@tessera.jit
+def divmod_kernel(x_ptr, y_ptr, q_ptr, r_ptr, f_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    tl.store(q_ptr + offs, x // y)
+    tl.store(r_ptr + offs, x % y)
+    tl.store(f_ptr + offs, x / y)
+
+
+def test_integer_division_truncates_like_c(device, rng):
+    x = make(rng, "int32", 64, -100, 100)
+    y = make(rng, "int32", 64, 1, 10) * rng.choice([-1, 1], 64).astype(np.int32)
+    q, r, f = np.zeros(64, np.int32), np.zeros(64, np.int32), np.zeros(64, np.float32)
+    divmod_kernel[(1,)](x, y, q, r, f, BLOCK=64)
+    np.testing.assert_array_equal(q, np.trunc(x / y).astype(np.int32))
+    np.testing.assert_array_equal(r, x - np.trunc(x / y).astype(np.int32) * y)
+    np.testing.assert_allclose(f, (x / y).astype(np.float32), rtol=1e-6)
+
+
+UNARY = ["exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "erf", "floor", "ceil",
+         "abs", "sigmoid"]
+
+
+def unary_kernel_for(name):
+    fn = getattr(tl, name)
+
+    @tessera.jit
+    def kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(y_ptr + offs, fn(tl.load(x_ptr + offs)))
+    return kernel
+
+
+def numpy_unary(name, x):
+    import math
+    if name == "rsqrt":
+        return 1 / np.sqrt(x)
+    if name == "sigmoid":
+        return 1 / (1 + np.exp(-x))
+    if name == "erf":
+        return np.vectorize(math.erf)(x).astype(x.dtype)
+    return getattr(np, name)(x)
+
+
+@pytest.mark.parametrize("name", UNARY)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_unary_math(device, rng, name, dtype):
+    x = rng.uniform(0.1, 4.0, 256).astype(dtype)
+    y = np.zeros_like(x)
+    unary_kernel_for(name)[(1,)](x, y, BLOCK=256)
+    np.testing.assert_allclose(y, numpy_unary(name, x), rtol=1e-6 if dtype == "float32" else 1e-12)
+
+
+@tessera.jit
+def reduce_kernel(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, AXIS: tl.constexpr,
+                  OP: tl.constexpr):
+    rows = tl.arange(0, M)[:, None]
+    cols = tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + rows * N + cols)
+    if OP == "sum":
+        r = tl.sum(x, axis=AXIS)
+    elif OP == "max":
+        r = tl.max(x, axis=AXIS)
+    elif OP == "min":
+        r = tl.min(x, axis=AXIS)
+    elif OP == "argmax":
+        r = tl.argmax(x, axis=AXIS)
+    else:
+        r = tl.argmin(x, axis=AXIS)
+    tl.store(out_ptr + tl.arange(0, N if AXIS == 0 else M), r)
+
+
+@pytest.mark.parametrize("op", ["sum", "max", "min", "argmax", "argmin"])
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_reductions(device, rng, op, axis, dtype):
+    x = make(rng, dtype, (16, 32))
+    expected = getattr(np, op)(x, axis=axis)
+    out = np.zeros(expected.shape, dtype=np.int32 if op.startswith("arg") else x.dtype)
+    reduce_kernel[(1,)](x, out, M=16, N=32, AXIS=axis, OP=op)
+    if dtype == "float32" and op == "sum":
+        np.testing.assert_allclose(out, expected, rtol=1e-5)
+    else:
+        np.testing.assert_array_equal(out, expected)
+
+
+@tessera.jit
+def _add_combine(a, b):
+    return a + b
+
+
+@tessera.jit
+def _argmax_combine(v1, i1, v2, i2):
+    gt = v1 > v2
+    return tl.where(gt, v1, v2), tl.where(gt, i1, i2)
+
+
+@tessera.jit
+def custom_reduce_kernel(x_ptr, out_ptr, idx_ptr, scan_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr, tl.reduce(x, 0, _add_combine))
+    value, index = tl.reduce((x, offs), 0, _argmax_combine)
+    tl.store(idx_ptr, index)
+    tl.store(scan_ptr + offs, tl.associative_scan(x, 0, _add_combine))
+
+
+def test_user_combiners(device, rng):
+    x = make(rng, "int32", 64)
+    out, idx, scan = np.zeros(1, np.int32), np.zeros(1, np.int32), np.zeros(64, np.int32)
+    custom_reduce_kernel[(1,)](x, out, idx, scan, BLOCK=64)
+    assert out[0] == x.sum()
+    assert x[idx[0]] == x.max()
+    np.testing.assert_array_equal(scan, np.cumsum(x))
+
+
+@tessera.jit
+def scan_kernel(x_ptr, s_ptr, p_ptr, r_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(s_ptr + offs, tl.cumsum(x, 0))
+    tl.store(p_ptr + offs, tl.cumprod(x, 0))
+    tl.store(r_ptr + offs, tl.cumsum(x, 0, reverse=True))
+
+
+def test_scans(device, rng):
+    x = make(rng, "int32", 16, 1, 3)
+    s, p, r = (np.zeros(16, np.int32) for _ in range(3))
+    scan_kernel[(1,)](x, s, p, r, BLOCK=16)
+    np.testing.assert_array_equal(s, np.cumsum(x))
+    np.testing.assert_array_equal(p, np.cumprod(x))
+    np.testing.assert_array_equal(r, np.cumsum(x[::-1])[::-1])
+
+
+@tessera.jit
+def shapes_kernel(x_ptr, t_ptr, r_ptr, j_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr):
+    rows = tl.arange(0, M)
+    cols = tl.arange(0, N)
+    x = tl.load(x_ptr + rows[:, None] * N + cols[None, :])
+    # transpose, through .T
+    tl.store(t_ptr + cols[:, None] * M + rows[None, :], x.T)
+    # reshape to 1-D and back out
+    tl.store(r_ptr + tl.arange(0, M * N), tl.reshape(x, M * N))
+    # join then split gives the halves back
+    lo, hi = tl.split(tl.join(x, x + 1))
+    tl.store(j_ptr + rows[:, None] * N + cols[None, :], hi - lo)
+    # cat along dimension 0
+    tl.store(c_ptr + tl.arange(0, 2 * M)[:, None] * N + cols[None, :], tl.cat(x, x * 2))
+
+
+def test_shape_ops(device, rng):
+    x = make(rng, "int32", (8, 16))
+    t, r, j, c = (np.zeros(x.size * k, np.int32) for k in (1, 1, 1, 2))
+    shapes_kernel[(1,)](x, t, r, j, c, M=8, N=16)
+    np.testing.assert_array_equal(t.reshape(16, 8), x.T)
+    np.testing.assert_array_equal(r, x.ravel())
+    np.testing.assert_array_equal(j, np.ones(x.size, np.int32))
+    np.testing.assert_array_equal(c.reshape(16, 16), np.concatenate([x, x * 2]))
+
+
+@tessera.jit
+def where_kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.where(x > 0, x, 0.0)
+    y = tl.clamp(y, 0.5, 3.0)
+    y = tl.fma(y, 2.0, 1.0)
+    tl.store(y_ptr + offs, y)
+
+
+def test_where_clamp_fma(device, rng):
+    x = make(rng, "float32", 64, -5, 5)
+    y = np.zeros_like(x)
+    where_kernel[(1,)](x, y, BLOCK=64)
+    np.testing.assert_allclose(y, np.clip(np.where(x > 0, x, 0), 0.5, 3.0) * 2 + 1, rtol=1e-6)
+
+
+@tessera.jit
+def dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    m = tl.arange(0, M)
+    n = tl.arange(0, N)
+    k = tl.arange(0, K)
+    a = tl.load(a_ptr + m[:, None] * K + k[None, :])
+    b = tl.load(b_ptr + k[:, None] * N + n[None, :])
+    acc = tl.full((M, N), 1.0, tl.float32)
+    c = tl.dot(a, b, acc=acc)
+    tl.store(c_ptr + m[:, None] * N + n[None, :], c)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_dot(device, rng, dtype):
+    a = make(rng, dtype, (32, 16), -2, 2)
+    b = make(rng, dtype, (16, 64), -2, 2)
+    c = np.zeros((32, 64), np.float32)
+    dot_kernel[(1,)](a, b, c, M=32, N=64, K=16)
+    np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32) + 1, rtol=1e-5,
+                               atol=1e-5)
+
+
+@tessera.jit
+def atomic_kernel(x_ptr, total_ptr, hist_ptr, max_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.atomic_add(total_ptr, tl.sum(x, 0))
+    tl.atomic_add(hist_ptr + x % 4, 1)
+    tl.atomic_max(max_ptr + tl.zeros((BLOCK,), tl.int32), x)
+
+
+def test_atomics(device, rng):
+    x = make(rng, "int32", 256, 0, 100)
+    total, hist, mx = np.zeros(1, np.int32), np.zeros(4, np.int32), np.zeros(1, np.int32)
+    atomic_kernel[(4,)](x, total, hist, mx, BLOCK=64)
+    assert total[0] == x.sum()
+    np.testing.assert_array_equal(hist, np.bincount(x % 4, minlength=4))
+    assert mx[0] == x.max()
+
+
+@tessera.jit
+def control_kernel(x_ptr, y_ptr, n, FLAG: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for i in range(0, n):
+        acc += tl.load(x_ptr + i * BLOCK + offs)
+    if FLAG:
+        acc = acc * 2
+    total = tl.sum(acc, 0)
+    if total > 0:
+        acc = acc + 1
+    else:
+        acc = acc - 1
+    count = 0
+    while count < n:
+        count += 1
+    acc = acc + count
+    for j in tl.static_range(3):
+        acc = acc + j
+    tl.store(y_ptr + offs, acc)
+
+
+@pytest.mark.parametrize("flag", [False, True])
+def test_control_flow(device, rng, flag):
+    x = make(rng, "float32", (5, 32))
+    y = np.zeros(32, np.float32)
+    control_kernel[(1,)](x, y, 5, FLAG=flag, BLOCK=32)
+    acc = x.sum(0) * (2 if flag else 1)
+    acc = acc + 1 if acc.sum() > 0 else acc - 1
+    np.testing.assert_allclose(y, acc + 5 + 3, rtol=1e-5)
+
+
+@tessera.jit
+def _helper(x, scale: tl.constexpr):
+    return x * scale, x + scale
+
+
+@tessera.jit
+def helper_kernel(x_ptr, y_ptr, z_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    a, b = _helper(tl.load(x_ptr + offs), 3)
+    tl.store(y_ptr + offs, a)
+    tl.store(z_ptr + offs, b)
+
+
+def test_helpers_are_inlined_and_return_tuples(device, rng):
+    x = make(rng, "float32", 32)
+    y, z = np.zeros_like(x), np.zeros_like(x)
+    helper_kernel[(1,)](x, y, z, BLOCK=32)
+    np.testing.assert_allclose(y, x * 3)
+    np.testing.assert_allclose(z, x + 3)
+
+
+@tessera.jit
+def promote_kernel(i8_ptr, f16_ptr, u32_ptr, out_f_ptr, out_i_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    a = tl.load(i8_ptr + offs)
+    h = tl.load(f16_ptr + offs)
+    u = tl.load(u32_ptr + offs)
+    tl.static_assert((a + 1).dtype == tl.int8)       # literal adapts
+    tl.static_assert((a + h).dtype == tl.float16)    # int with float: the float
+    tl.static_assert((h * 2.5).dtype == tl.float16)  # float literal adapts
+    tl.static_assert((a + u).dtype == tl.uint32)     # unsigned wins when wider
+    tl.static_assert((a / a).dtype == tl.float32)    # true division of ints
+    tl.store(out_f_ptr + offs, (a + h).to(tl.float32))
+    tl.store(out_i_ptr + offs, (a.to(tl.int32) << 2) >> 1)
+
+
+def test_type_promotion(device, rng):
+    a = make(rng, "int8", 32)
+    h = make(rng, "float16", 32)
+    u = make(rng, "uint32", 32)
+    out_f, out_i = np.zeros(32, np.float32), np.zeros(32, np.int32)
+    promote_kernel[(1,)](a, h, u, out_f, out_i, BLOCK=32)
+    np.testing.assert_allclose(out_f, (a.astype(np.float16) + h).astype(np.float32))
+    np.testing.assert_array_equal(out_i, (a.astype(np.int32) << 2) >> 1)
+
+
+@tessera.jit
+def print_kernel(x_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.device_print("x:", x)
+
+
+def test_device_print(device, capfd):
+    x = np.arange(4, dtype=np.int32)
+    print_kernel[(2,)](x, BLOCK=4)
+    out = capfd.readouterr().out
+    assert "pid (0, 0, 0)x: [0, 1, 2, 3]" in out
+    assert "pid (1, 0, 0)x: [0, 1, 2, 3]" in out
+
+
+def test_warmup_gives_the_ir(device):
+    x = np.zeros(16, np.float32)
+    compiled = copy_kernel.warmup(x, x, 16, BLOCK=16)
+    assert "tile.load" in compiled.asm["tile"]
+    assert "func.func @copy_kernel" in compiled.asm["tile"]
