@@ -58,8 +58,19 @@ run_examples() {
     count=$((count + 1))
   done
   echo
-  echo "==> ${count} example kernels verified and optimised by the target-independent pipeline"
-  echo "    (GPU code generation for NVIDIA and AMD and the host interpreter are not part of this build yet)"
+  echo "==> ${count} tile IR examples verified and optimised by the target-independent pipeline"
+
+  # The Python examples: compiled by @tessera.jit and run on this machine's
+  # host interpreter (GPU code generation is not part of this build yet).
+  local python="${PYTHON:-/usr/bin/python3}" ran=0
+  for example in examples/python/*.py; do
+    echo
+    echo "==> ${example} (host interpreter)"
+    PYTHONPATH="build/${preset}/python" "$python" "$example"
+    ran=$((ran + 1))
+  done
+  echo
+  echo "==> ${ran} Python examples compiled, run on the host interpreter and checked against numpy"
 }
 
 case "${1:-}" in

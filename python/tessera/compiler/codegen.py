@@ -49,6 +49,18 @@ def _assigned_names(nodes):
     return names
 
 
+def _drop_region_locals(scope, before, keep):
+    """After a loop or a branch: tensors first set inside it live in its
+    region only, so names not in `keep` go back to what they were before."""
+    for name in list(scope):
+        if name in keep or not _is_tensor(scope[name]):
+            continue
+        if name in before:
+            scope[name] = before[name]
+        else:
+            del scope[name]
+
+
 class CodeGenerator(ast.NodeVisitor):
     def __init__(self, builder, filename):
         self.builder = builder
@@ -269,13 +281,14 @@ class CodeGenerator(ast.NodeVisitor):
             else_vals.append(e.handle)
             carried.append(n)
         results = self.builder.end_if(then_vals, else_vals)
-        self.scope = before
-        for n, h in zip(carried, results):
-            self.scope[n] = tensor(h)
-        # Names set in one branch only are not defined after the if.
+        # Compile-time values set the same way in both branches stay.
+        self.scope = dict(before)
         for n in names:
             if n not in carried:
                 self.scope[n] = then_scope[n]
+        _drop_region_locals(self.scope, before, set())
+        for n, h in zip(carried, results):
+            self.scope[n] = tensor(h)
 
     def visit_For(self, node):
         iterator = node.iter
@@ -304,6 +317,7 @@ class CodeGenerator(ast.NodeVisitor):
                 self._visit_body(node.body)
             return
         lower, upper, step = (core.to_tensor(b) for b in (spec.start, spec.end, spec.step))
+        before = dict(self.scope)
         carried = sorted(n for n in _assigned_names(node.body)
                          if n in self.scope and n != node.target.id)
         inits = []
@@ -329,6 +343,7 @@ class CodeGenerator(ast.NodeVisitor):
                 value = core.to_tensor(value)
             yields.append(value.handle)
         results = self.builder.end_for(yields)
+        _drop_region_locals(self.scope, before, set())
         for n, h in zip(carried, results):
             self.scope[n] = tensor(h)
 
@@ -336,14 +351,15 @@ class CodeGenerator(ast.NodeVisitor):
         if node.orelse:
             raise self._error(node, "while ... else is not supported")
         carried = sorted(n for n in _assigned_names(node.body) if n in self.scope)
+        before = dict(self.scope)
         inits = []
         for n in carried:
             value = self.scope[n]
             if not _is_tensor(value):
                 value = core.to_tensor(value)
             inits.append(value.handle)
-        before = self.builder.begin_while(inits)
-        for n, h in zip(carried, before):
+        entry = self.builder.begin_while(inits)
+        for n, h in zip(carried, entry):
             self.scope[n] = tensor(h)
         cond = self.visit(node.test)
         if not _is_tensor(cond):
@@ -356,6 +372,7 @@ class CodeGenerator(ast.NodeVisitor):
         self.dynamic_depth -= 1
         yields = [core.to_tensor(self.scope[n]).handle for n in carried]
         results = self.builder.end_while(yields)
+        _drop_region_locals(self.scope, before, set())
         for n, h in zip(carried, results):
             self.scope[n] = tensor(h)
 

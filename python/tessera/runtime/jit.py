@@ -194,7 +194,11 @@ class JITFunction:
     def _compile(self, arg_types, divisibility, constants):
         from ..compiler import codegen
         builder = _tessera.Builder()
-        dependencies = codegen.generate(builder, self, arg_types, divisibility, constants)
+        try:
+            dependencies = codegen.generate(builder, self, arg_types, divisibility, constants)
+        except CompilationError as e:
+            # The code generator's frames say nothing about the kernel.
+            raise e.with_traceback(None) from None
         try:
             builder.optimize()
         except Exception as e:
