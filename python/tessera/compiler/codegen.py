@@ -70,8 +70,11 @@ class CodeGenerator(ast.NodeVisitor):
         self.function_stack = []
         # Depth of dynamic control flow (early returns cannot cross it).
         self.dynamic_depth = 0
-        # @jit functions whose source the result depends on.
+        # @jit functions whose source the result depends on, and the
+        # global values it read: the compiled kernel is stale if either
+        # changes.
         self.dependencies = {}
+        self.global_reads = {}
 
     # ------------------------------------------------------------------
     # Entry points
@@ -397,8 +400,13 @@ class CodeGenerator(ast.NodeVisitor):
         if name in self.scope:
             return self.scope[name]
         fn = self._fn()
-        if name in fn.globals:
-            value = fn.globals[name]
+        try:
+            value = fn.lookup(name)
+        except KeyError:
+            value = None
+        else:
+            if isinstance(_unwrap(value), (int, float, str, bool, type(None))):
+                self.global_reads[(fn, name)] = repr(_unwrap(value))
             return value
         if hasattr(builtins, name):
             return getattr(builtins, name)
@@ -557,8 +565,8 @@ class CodeGenerator(ast.NodeVisitor):
 
 
 def generate(builder, fn, arg_types, divisibility, constants):
-    """Generates kernel `fn` into `builder`; returns the @jit functions it
-    called, with their cache keys."""
+    """Generates kernel `fn` into `builder`; returns the generator, whose
+    `dependencies` and `global_reads` say what the result depends on."""
     codegen = CodeGenerator(builder, fn.filename)
     previous_builder = getattr(core._state, "builder", None)
     previous_codegen = getattr(core._state, "codegen", None)
@@ -569,4 +577,4 @@ def generate(builder, fn, arg_types, divisibility, constants):
     finally:
         core._state.builder = previous_builder
         core._state.codegen = previous_codegen
-    return codegen.dependencies
+    return codegen

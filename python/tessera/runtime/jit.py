@@ -98,14 +98,7 @@ class JITFunction:
         self.do_not_specialize = {
             self.arg_names[a] if isinstance(a, int) else a for a in do_not_specialize}
         self.interpret = interpret
-        # Names the body reads: its closure's cells, then the module's.
-        self.globals = dict(fn.__globals__)
-        if fn.__closure__:
-            for name, cell in zip(fn.__code__.co_freevars, fn.__closure__):
-                try:
-                    self.globals[name] = cell.cell_contents
-                except ValueError:  # a cell not filled yet
-                    pass
+        self.globals = fn.__globals__
         self.filename = inspect.getsourcefile(fn) or "<unknown>"
         lines, self.first_line = inspect.getsourcelines(fn)
         # Columns in the AST of the dedented source are off by the indent.
@@ -114,6 +107,18 @@ class JITFunction:
         self._tree = None
         self.cache = {}
         functools.update_wrapper(self, fn)
+
+    def lookup(self, name):
+        """The value `name` has for the body: a closure cell's, else the
+        module global's. Raises KeyError when neither exists."""
+        code, closure = self.fn.__code__, self.fn.__closure__ or ()
+        for free, cell in zip(code.co_freevars, closure):
+            if free == name:
+                try:
+                    return cell.cell_contents
+                except ValueError:  # a cell not filled yet
+                    break
+        return self.globals[name]
 
     @property
     def cache_key(self):
@@ -195,7 +200,7 @@ class JITFunction:
         from ..compiler import codegen
         builder = _tessera.Builder()
         try:
-            dependencies = codegen.generate(builder, self, arg_types, divisibility, constants)
+            generated = codegen.generate(builder, self, arg_types, divisibility, constants)
         except CompilationError as e:
             # The code generator's frames say nothing about the kernel.
             raise e.with_traceback(None) from None
@@ -207,20 +212,37 @@ class JITFunction:
         module = _tessera.HostModule(builder.text(with_locations=True))
         kernel = CompiledKernel(self.__name__, asm, [a for a in self.arg_names if a in arg_types],
                                 module)
-        return kernel, dependencies
+        return kernel, generated
 
     def _get_compiled(self, arguments, num_warps, num_stages):
         arg_types, divisibility, constants, launch = self._specialize(arguments)
         key = (tuple(sorted(arg_types.items())), tuple(sorted(divisibility.items())),
                tuple(sorted((k, repr(v)) for k, v in constants.items())), num_warps, num_stages)
         entry = self.cache.get(key)
-        # A helper edited since: compile again.
-        if entry is not None and all(f.cache_key == k for f, k in entry[1].items()) \
-                and entry[2] == self.cache_key:
-            return entry[0], launch
-        kernel, dependencies = self._compile(arg_types, divisibility, constants)
-        self.cache[key] = (kernel, dependencies, self.cache_key)
+        if entry is not None and self._is_current(entry):
+            return entry["kernel"], launch
+        kernel, generated = self._compile(arg_types, divisibility, constants)
+        self.cache[key] = {
+            "kernel": kernel, "source": self.cache_key,
+            "dependencies": dict(generated.dependencies),
+            "globals": dict(generated.global_reads)}
         return kernel, launch
+
+    def _is_current(self, entry):
+        """Whether a cached kernel still matches its source, the source of
+        every @jit function it called, and the globals it read."""
+        if entry["source"] != self.cache_key:
+            return False
+        if any(f.cache_key != k for f, k in entry["dependencies"].items()):
+            return False
+        for (fn, name), value in entry["globals"].items():
+            try:
+                current = fn.lookup(name)
+            except KeyError:
+                return False
+            if repr(getattr(current, "value", current)) != value:
+                return False
+        return True
 
     def warmup(self, *args, grid=None, num_warps=4, num_stages=3, **kwargs):
         """Compiles for these arguments without running; returns the
