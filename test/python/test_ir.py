@@ -1,0 +1,64 @@
+"""The IR the frontend builds for key constructs (kernel.asm["tile"])."""
+
+import re
+
+import numpy as np
+
+import tessera
+import tessera.language as tl
+
+
+@tessera.jit
+def loop_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    acc = tl.zeros((BLOCK,), tl.float32)
+    for i in range(n):
+        acc += tl.load(x_ptr + i * BLOCK + tl.arange(0, BLOCK))
+    tl.store(x_ptr + tl.arange(0, BLOCK), acc)
+
+
+def test_loop_carries_the_accumulator():
+    ir = loop_kernel.warmup(np.zeros(64, np.float32), 4, BLOCK=16).asm["tile"]
+    assert re.search(r"scf\.for .* iter_args\(%\w+ = %\w+\) -> \(tensor<16xf32>\)", ir), ir
+    assert "scf.yield" in ir
+
+
+@tessera.jit
+def branch_kernel(x_ptr, flag):
+    x = tl.load(x_ptr)
+    if flag > 0:
+        x = x * 2
+    else:
+        x = x - 1
+    tl.store(x_ptr, x)
+
+
+def test_runtime_if_yields_the_value():
+    ir = branch_kernel.warmup(np.zeros(1, np.float32), 3).asm["tile"]
+    assert re.search(r"= scf\.if %\w+ -> \(f32\)", ir), ir
+
+
+@tessera.jit
+def masked_reduce_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    tl.store(y_ptr, tl.sum(x, axis=0))
+
+
+def test_masked_load_and_reduction():
+    ir = masked_reduce_kernel.warmup(np.zeros(16, np.float32), np.zeros(1, np.float32), 10,
+                                     BLOCK=16).asm["tile"]
+    assert re.search(r"tile\.load %\w+, %\w+, %\w+ : tensor<16x!tile\.ptr<f32>>", ir), ir
+    assert re.search(r"tile\.reduce\(%\w+\) axis = 0 : \(tensor<16xf32>\) -> f32", ir), ir
+    assert "arith.addf" in ir
+
+
+@tessera.jit
+def static_loop_kernel(x_ptr):
+    for i in tl.static_range(3):
+        tl.store(x_ptr + i, i)
+
+
+def test_static_range_unrolls():
+    ir = static_loop_kernel.warmup(np.zeros(3, np.int32)).asm["tile"]
+    assert "scf.for" not in ir
+    assert ir.count("tile.store") == 3
