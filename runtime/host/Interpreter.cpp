@@ -799,7 +799,6 @@ private:
                            op->getName().getStringRef() + "'");
     };
     auto done = [] { return llvm::Error::success(); };
-    using F = std::function<llvm::Error()>;
     return TypeSwitch<Operation *, llvm::Error>(op)
         // Constants and program identity.
         .Case([&](arith::ConstantOp c) -> llvm::Error {

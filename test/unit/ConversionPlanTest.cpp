@@ -88,11 +88,12 @@ TEST(ConversionPlan, TransposeGoesThroughSwizzledSharedMemory) {
           << plan->traffic.loadWavefronts << "/"
           << plan->traffic.idealLoadWavefronts;
       EXPECT_TRUE(plan->shared.isInvertible());
-      if (plan->swizzle)
+      if (plan->swizzle) {
         EXPECT_EQ(plan->shared,
                   swizzledSharedLayout(
                       {64, 64}, plan->swizzle->vec, plan->swizzle->perPhase,
                       plan->swizzle->maxPhase, plan->swizzle->order));
+      }
       // One side moves the 4-element vectors it holds; the other, along
       // the other dimension, moves single elements.
       EXPECT_EQ(std::max(plan->traffic.storeVec, plan->traffic.loadVec), 4u);
