@@ -1,0 +1,141 @@
+"""The rest of the language ops, against numpy through the interpreter."""
+
+import numpy as np
+import pytest
+
+import tessera
+import tessera.language as tl
+
+
+@tessera.jit
+def shape_builtins_kernel(x_ptr, b_ptr, v_ptr, p_ptr, r_ptr, z_ptr, M: tl.constexpr,
+                          N: tl.constexpr):
+    rows = tl.arange(0, M)
+    cols = tl.arange(0, N)
+    x = tl.load(x_ptr + rows[:, None] * N + cols[None, :])
+    row0 = tl.load(x_ptr + cols)
+    tl.store(b_ptr + rows[:, None] * N + cols[None, :], tl.broadcast_to(row0[None, :], (M, N)))
+    tl.store(v_ptr + tl.arange(0, M * N), tl.view(x, (M * N,)))
+    tl.store(p_ptr + cols[:, None] * M + rows[None, :], tl.permute(x, (1, 0)))
+    tl.store(r_ptr + tl.arange(0, M * N), tl.ravel(x))
+    tl.store(z_ptr + tl.arange(0, M * N), tl.ravel(tl.zeros_like(x) + 7))
+
+
+def test_shape_builtins(device):
+    x = np.arange(32, dtype=np.int32).reshape(4, 8)
+    b, v, p, r, z = (np.zeros(32, np.int32) for _ in range(5))
+    shape_builtins_kernel[(1,)](x, b, v, p, r, z, M=4, N=8)
+    np.testing.assert_array_equal(b.reshape(4, 8), np.broadcast_to(x[0], (4, 8)))
+    # view may reorder elements; the interpreter keeps row-major order
+    np.testing.assert_array_equal(np.sort(v), x.ravel())
+    np.testing.assert_array_equal(p.reshape(8, 4), x.T)
+    np.testing.assert_array_equal(r, x.ravel())
+    np.testing.assert_array_equal(z, np.full(32, 7))
+
+
+@tessera.jit
+def softmax_builtin_kernel(x_ptr, y_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(y_ptr + offs, tl.softmax(tl.load(x_ptr + offs)))
+
+
+def test_softmax_builtin(device):
+    x = np.random.default_rng(0).standard_normal(64).astype(np.float32)
+    y = np.zeros_like(x)
+    softmax_builtin_kernel[(1,)](x, y, N=64)
+    ref = np.exp(x - x.max())
+    np.testing.assert_allclose(y, ref / ref.sum(), rtol=1e-6)
+
+
+@tessera.jit
+def atomics_kernel(i_ptr, f_ptr, lock_ptr, old_ptr):
+    tl.atomic_min(i_ptr + 0, 3)
+    tl.atomic_and(i_ptr + 1, 6)
+    tl.atomic_or(i_ptr + 2, 6)
+    tl.atomic_xor(i_ptr + 3, 6)
+    old = tl.atomic_xchg(i_ptr + 4, 42)
+    tl.store(old_ptr, old)
+    tl.atomic_add(f_ptr, 1.5)
+    tl.atomic_max(f_ptr + 1, -2.0)
+    won = tl.atomic_cas(lock_ptr, 0, 1)
+    tl.store(old_ptr + 1, won)
+
+
+def test_more_atomics(device):
+    i = np.array([10, 12, 12, 12, 5], np.int32)
+    f = np.array([1.0, -3.0], np.float32)
+    lock = np.zeros(1, np.int32)
+    old = np.zeros(2, np.int32)
+    atomics_kernel[(2,)](i, f, lock, old)
+    np.testing.assert_array_equal(i, [3, 12 & 6, 12 | 6, 12, 42])  # xor twice
+    np.testing.assert_array_equal(f, [4.0, -2.0])
+    assert lock[0] == 1
+    assert old[0] == 42 and old[1] == 1  # the second program found the lock taken
+
+
+@tessera.jit
+def hints_and_casts_kernel(x_ptr, y_ptr, b_ptr, N: tl.constexpr):
+    offs = tl.multiple_of(tl.arange(0, N), N)
+    offs = tl.max_contiguous(offs, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(y_ptr + offs, tl.math.exp(x).to(tl.float16))
+    tl.store(b_ptr + offs, x.to(tl.int32, bitcast=True))
+    tl.static_print("compiling with N =", N)
+
+
+def test_hints_math_aliases_bitcast_static_print(device, capsys):
+    x = np.linspace(-1, 1, 16, dtype=np.float32)
+    y = np.zeros(16, np.float16)
+    b = np.zeros(16, np.int32)
+    hints_and_casts_kernel[(1,)](x, y, b, N=16)
+    np.testing.assert_allclose(y, np.exp(x).astype(np.float16), rtol=1e-3)
+    np.testing.assert_array_equal(b, x.view(np.int32))
+    assert "compiling with N = 16" in capsys.readouterr().out
+    ir = hints_and_casts_kernel.warmup(x, y, b, N=16).asm["tile"]
+    assert "arith.bitcast" in ir
+
+
+@tessera.jit
+def cache_hints_kernel(x_ptr, y_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs, cache_modifier=".cg", eviction_policy="evict_last", volatile=True)
+    tl.store(y_ptr + offs, x, cache_modifier=".cs", eviction_policy="evict_first")
+
+
+def test_cache_hints_reach_the_ir(device):
+    x = np.arange(8, dtype=np.float32)
+    y = np.zeros_like(x)
+    compiled = cache_hints_kernel[(1,)](x, y, N=8)
+    np.testing.assert_array_equal(y, x)
+    ir = compiled.asm["tile"]
+    assert "cache = cg evict = evict_last volatile" in ir
+    assert "cache = cs evict = evict_first" in ir
+
+
+@tessera.jit
+def bad_cache_kernel(x_ptr):
+    tl.load(x_ptr, cache_modifier=".zz")
+
+
+def test_bad_cache_modifier(device):
+    with pytest.raises(tessera.CompilationError, match="unknown cache modifier '.zz'"):
+        bad_cache_kernel[(1,)](np.zeros(1, np.float32))
+
+
+@pytest.mark.parametrize("src,dst", [("float32", "int32"), ("int32", "float32"),
+                                     ("float32", "float16"), ("int8", "int64"),
+                                     ("uint8", "float32"), ("float64", "float32"),
+                                     ("int32", "uint8"), ("float32", "bool")])
+def test_casts(device, src, dst):
+    @tessera.jit
+    def cast_kernel(x_ptr, y_ptr, N: tl.constexpr):
+        offs = tl.arange(0, N)
+        tl.store(y_ptr + offs, tl.load(x_ptr + offs).to(y_ptr.dtype.element_ty))
+
+    rng = np.random.default_rng(1)
+    x = (rng.uniform(0, 100, 32) if src.startswith("float") else rng.integers(0, 100, 32))
+    x = x.astype(src)
+    y = np.zeros(32, dtype=dst)
+    cast_kernel[(1,)](x, y, N=32)
+    expected = x.astype(dst) if dst != "bool" else x != 0
+    np.testing.assert_array_equal(y, expected)
