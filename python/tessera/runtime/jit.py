@@ -41,6 +41,16 @@ class _Pointer:
             dtype, address, base, nbytes, on_host)
 
 
+def _byte_bounds(array):
+    """The first and one-past-last byte addresses an array can reach."""
+    import numpy as np
+    try:
+        from numpy.lib.array_utils import byte_bounds  # numpy >= 2
+    except ImportError:
+        byte_bounds = np.byte_bounds
+    return byte_bounds(array)
+
+
 def _as_pointer(value):
     """A pointer for an array-like argument, or None for other values."""
     if hasattr(value, "data_ptr") and hasattr(value, "element_size"):  # torch
@@ -61,7 +71,7 @@ def _as_pointer(value):
         base = array
         while isinstance(base.base, np.ndarray):
             base = base.base
-        low, high = np.byte_bounds(base)
+        low, high = _byte_bounds(base)
         return _Pointer(dtype, array.__array_interface__["data"][0], low, high - low, True)
     if hasattr(value, "__cuda_array_interface__"):
         raise TypeError("GPU arrays need the NVIDIA backend, which this build does not have")
