@@ -1,6 +1,5 @@
 """torch CPU tensors as kernel arguments, where torch is installed."""
 
-import numpy as np
 import pytest
 
 import tessera

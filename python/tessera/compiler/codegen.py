@@ -293,6 +293,20 @@ class CodeGenerator(ast.NodeVisitor):
         for n, h in zip(carried, results):
             self.scope[n] = tensor(h)
 
+    def _carried_handles(self, names, node):
+        """The values of loop-carried names, as tensors (numbers become
+        constants; other compile-time values cannot change in a loop)."""
+        handles = []
+        for n in names:
+            value = self.scope[n]
+            if not _is_tensor(value):
+                if not isinstance(_unwrap(value), (int, float)):
+                    raise self._error(node, f"'{n}' holds a compile-time value and is changed in "
+                                            f"a loop; make it a tensor first")
+                value = core.to_tensor(value)
+            handles.append(value.handle)
+        return handles
+
     def visit_For(self, node):
         iterator = node.iter
         if node.orelse:
@@ -323,15 +337,7 @@ class CodeGenerator(ast.NodeVisitor):
         before = dict(self.scope)
         carried = sorted(n for n in _assigned_names(node.body)
                          if n in self.scope and n != node.target.id)
-        inits = []
-        for n in carried:
-            value = self.scope[n]
-            if not _is_tensor(value):
-                if not isinstance(_unwrap(value), (int, float)):
-                    raise self._error(node, f"'{n}' holds a compile-time value and is changed in "
-                                            f"a loop; make it a tensor first")
-                value = core.to_tensor(value)
-            inits.append(value.handle)
+        inits = self._carried_handles(carried, node)
         args = self.builder.begin_for(lower.handle, upper.handle, step.handle, inits)
         self.scope[node.target.id] = tensor(args[0])
         for n, h in zip(carried, args[1:]):
@@ -339,13 +345,7 @@ class CodeGenerator(ast.NodeVisitor):
         self.dynamic_depth += 1
         self._visit_body(node.body)
         self.dynamic_depth -= 1
-        yields = []
-        for n in carried:
-            value = self.scope[n]
-            if not _is_tensor(value):
-                value = core.to_tensor(value)
-            yields.append(value.handle)
-        results = self.builder.end_for(yields)
+        results = self.builder.end_for(self._carried_handles(carried, node))
         _drop_region_locals(self.scope, before, set())
         for n, h in zip(carried, results):
             self.scope[n] = tensor(h)
@@ -355,13 +355,7 @@ class CodeGenerator(ast.NodeVisitor):
             raise self._error(node, "while ... else is not supported")
         carried = sorted(n for n in _assigned_names(node.body) if n in self.scope)
         before = dict(self.scope)
-        inits = []
-        for n in carried:
-            value = self.scope[n]
-            if not _is_tensor(value):
-                value = core.to_tensor(value)
-            inits.append(value.handle)
-        entry = self.builder.begin_while(inits)
+        entry = self.builder.begin_while(self._carried_handles(carried, node))
         for n, h in zip(carried, entry):
             self.scope[n] = tensor(h)
         cond = self.visit(node.test)
@@ -373,8 +367,7 @@ class CodeGenerator(ast.NodeVisitor):
         self.dynamic_depth += 1
         self._visit_body(node.body)
         self.dynamic_depth -= 1
-        yields = [core.to_tensor(self.scope[n]).handle for n in carried]
-        results = self.builder.end_while(yields)
+        results = self.builder.end_while(self._carried_handles(carried, node))
         _drop_region_locals(self.scope, before, set())
         for n, h in zip(carried, results):
             self.scope[n] = tensor(h)

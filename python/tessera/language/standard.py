@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import builtins
 
-from .core import (CompilationError, _builder, _frontend_error, _state, _unwrap, constexpr,
-                   dtype, float32, tensor, to_tensor)
+from .core import (CompilationError, _builder, _frontend_error, _state, _unwrap, float32, tensor,
+                   to_tensor)
 
 
 def _call(method, *args):
