@@ -1,0 +1,86 @@
+//===- Driver.h - one interface over the GPU drivers ----------------------===//
+//
+// Driver -> Module (a loaded binary) -> Kernel -> launch. Vendor libraries
+// are opened with dlopen at first use, so one build runs on machines with
+// either, both or neither; a missing library is an error value, not a link
+// failure. This header includes only the standard library, for the Python
+// bindings.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSERA_RUNTIME_DRIVER_H
+#define TESSERA_RUNTIME_DRIVER_H
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mlir::tile::runtime {
+
+/// A failure reported by a driver, with the driver's own words.
+class DriverError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+struct DeviceInfo {
+  std::string name;
+  /// "sm_90", "gfx942"...
+  std::string arch;
+  int multiprocessors = 0;
+  int warpSize = 0;
+  uint64_t totalMemory = 0;
+  /// Shared memory a block may use after opting in (above 48 KiB on NVIDIA).
+  int maxSharedPerBlock = 0;
+};
+
+class Kernel {
+public:
+  virtual ~Kernel() = default;
+  /// Launches on `stream` (0: the default stream) with `threadsPerBlock`
+  /// threads and `sharedBytes` of dynamic shared memory. `args[i]` points at
+  /// the value of argument i.
+  virtual void launch(std::array<unsigned, 3> grid, unsigned threadsPerBlock,
+                      unsigned sharedBytes, void **args, void *stream) = 0;
+};
+
+class Module {
+public:
+  virtual ~Module() = default;
+  /// The kernel `name`; throws DriverError when the module has none.
+  virtual std::unique_ptr<Kernel> kernel(const std::string &name) = 0;
+};
+
+class Driver {
+public:
+  virtual ~Driver() = default;
+
+  /// The CUDA driver, opened on first use (libcuda.so.1, or the library
+  /// TESSERA_CUDA_LIBRARY names). Throws DriverError saying why when it
+  /// cannot be used.
+  static Driver &cuda();
+
+  virtual std::string name() const = 0;
+  virtual int deviceCount() = 0;
+  virtual DeviceInfo deviceInfo(int device) = 0;
+  /// Makes `device` current in this thread (its primary context, which
+  /// PyTorch shares).
+  virtual void setDevice(int device) = 0;
+
+  /// Loads a binary (cubin) or assembly (PTX) for the current device.
+  virtual std::unique_ptr<Module> loadModule(const std::string &image) = 0;
+
+  // Memory and synchronisation, for tests and benchmarks.
+  virtual uint64_t allocate(size_t bytes) = 0;
+  virtual void release(uint64_t address) = 0;
+  virtual void copyToDevice(uint64_t dst, const void *src, size_t bytes) = 0;
+  virtual void copyToHost(void *dst, uint64_t src, size_t bytes) = 0;
+  virtual void synchronize() = 0;
+};
+
+} // namespace mlir::tile::runtime
+
+#endif // TESSERA_RUNTIME_DRIVER_H

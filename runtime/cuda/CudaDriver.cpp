@@ -1,0 +1,301 @@
+//===- CudaDriver.cpp - the CUDA driver, opened with dlopen ---------------===//
+//
+// Declares the few driver API types and entry points it uses instead of
+// including cuda.h, so that building needs no CUDA toolkit and running needs
+// libcuda only where a GPU is used.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/Driver.h"
+
+#include "llvm/Support/DynamicLibrary.h"
+
+#include <cstdlib>
+#include <mutex>
+
+using namespace mlir::tile::runtime;
+
+namespace {
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using CUcontext = void *;
+using CUmodule = void *;
+using CUfunction = void *;
+using CUstream = void *;
+
+constexpr int kAttrWarpSize = 10;
+constexpr int kAttrMultiprocessors = 16;
+constexpr int kAttrCapabilityMajor = 75;
+constexpr int kAttrCapabilityMinor = 76;
+constexpr int kAttrMaxSharedOptin = 97;
+constexpr int kFuncAttrMaxDynamicShared = 8;
+constexpr int kJitErrorLogBuffer = 5;
+constexpr int kJitErrorLogBufferSize = 6;
+constexpr unsigned kStaticSharedLimit = 48 * 1024;
+
+/// The entry points, resolved from the library.
+struct Api {
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuGetErrorName)(CUresult, const char **);
+  CUresult (*cuGetErrorString)(CUresult, const char **);
+  CUresult (*cuDeviceGetCount)(int *);
+  CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuDeviceGetName)(char *, int, CUdevice);
+  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
+  CUresult (*cuDeviceTotalMem)(size_t *, CUdevice);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuCtxGetCurrent)(CUcontext *);
+  CUresult (*cuCtxSynchronize)();
+  CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *,
+                                 void **);
+  CUresult (*cuModuleUnload)(CUmodule);
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, unsigned, CUstream,
+                             void **, void **);
+  CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
+  CUresult (*cuMemFree)(CUdeviceptr);
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
+  CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
+};
+
+class CudaDriver;
+
+class CudaKernel : public Kernel {
+public:
+  CudaKernel(CudaDriver &driver, CUfunction function, std::string name)
+      : driver(driver), function(function), name(std::move(name)) {}
+  void launch(std::array<unsigned, 3> grid, unsigned threadsPerBlock,
+              unsigned sharedBytes, void **args, void *stream) override;
+
+private:
+  CudaDriver &driver;
+  CUfunction function;
+  std::string name;
+  /// Dynamic shared memory this kernel was allowed so far.
+  unsigned sharedAllowed = kStaticSharedLimit;
+};
+
+class CudaModule : public Module {
+public:
+  CudaModule(CudaDriver &driver, CUmodule module)
+      : driver(driver), module(module) {}
+  ~CudaModule() override;
+  std::unique_ptr<Kernel> kernel(const std::string &name) override;
+
+private:
+  CudaDriver &driver;
+  CUmodule module;
+};
+
+class CudaDriver : public Driver {
+public:
+  explicit CudaDriver(const Api &api) : api(api) {}
+
+  std::string name() const override { return "cuda"; }
+
+  /// Throws DriverError naming the call and the driver's message.
+  void check(CUresult result, const char *call) const {
+    if (result == 0)
+      return;
+    const char *name = "?", *text = "?";
+    api.cuGetErrorName(result, &name);
+    api.cuGetErrorString(result, &text);
+    throw DriverError(std::string(call) + " failed: " + name + " (" + text +
+                      ")");
+  }
+
+  int deviceCount() override {
+    int count = 0;
+    check(api.cuDeviceGetCount(&count), "cuDeviceGetCount");
+    return count;
+  }
+
+  CUdevice device(int index) {
+    int count = deviceCount();
+    if (index < 0 || index >= count)
+      throw DriverError("no CUDA device " + std::to_string(index) + " (" +
+                        std::to_string(count) + " present)");
+    CUdevice device;
+    check(api.cuDeviceGet(&device, index), "cuDeviceGet");
+    return device;
+  }
+
+  DeviceInfo deviceInfo(int index) override {
+    CUdevice d = device(index);
+    DeviceInfo info;
+    char name[256] = {0};
+    check(api.cuDeviceGetName(name, sizeof(name) - 1, d), "cuDeviceGetName");
+    info.name = name;
+    int major = 0, minor = 0;
+    check(api.cuDeviceGetAttribute(&major, kAttrCapabilityMajor, d),
+          "cuDeviceGetAttribute");
+    check(api.cuDeviceGetAttribute(&minor, kAttrCapabilityMinor, d),
+          "cuDeviceGetAttribute");
+    info.arch = "sm_" + std::to_string(major * 10 + minor);
+    check(api.cuDeviceGetAttribute(&info.multiprocessors, kAttrMultiprocessors,
+                                   d),
+          "cuDeviceGetAttribute");
+    check(api.cuDeviceGetAttribute(&info.warpSize, kAttrWarpSize, d),
+          "cuDeviceGetAttribute");
+    check(api.cuDeviceGetAttribute(&info.maxSharedPerBlock,
+                                   kAttrMaxSharedOptin, d),
+          "cuDeviceGetAttribute");
+    size_t bytes = 0;
+    check(api.cuDeviceTotalMem(&bytes, d), "cuDeviceTotalMem");
+    info.totalMemory = bytes;
+    return info;
+  }
+
+  void setDevice(int index) override {
+    CUcontext context;
+    check(api.cuDevicePrimaryCtxRetain(&context, device(index)),
+          "cuDevicePrimaryCtxRetain");
+    check(api.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+  }
+
+  /// Kernels run in the current context; without one, device 0's primary
+  /// context (the one PyTorch uses) becomes current.
+  void ensureContext() {
+    CUcontext current = nullptr;
+    check(api.cuCtxGetCurrent(&current), "cuCtxGetCurrent");
+    if (!current)
+      setDevice(0);
+  }
+
+  std::unique_ptr<Module> loadModule(const std::string &image) override {
+    ensureContext();
+    // PTX must end with a NUL; a cubin is passed as it is.
+    std::string data = image;
+    data.push_back('\0');
+    char log[8192] = {0};
+    int options[] = {kJitErrorLogBuffer, kJitErrorLogBufferSize};
+    void *values[] = {log, reinterpret_cast<void *>(sizeof(log) - 1)};
+    CUmodule module;
+    CUresult result =
+        api.cuModuleLoadDataEx(&module, data.data(), 2, options, values);
+    if (result != 0) {
+      try {
+        check(result, "cuModuleLoadDataEx");
+      } catch (const DriverError &e) {
+        throw DriverError(std::string(e.what()) +
+                          (log[0] ? std::string("\n") + log : ""));
+      }
+    }
+    return std::make_unique<CudaModule>(*this, module);
+  }
+
+  uint64_t allocate(size_t bytes) override {
+    ensureContext();
+    CUdeviceptr address;
+    check(api.cuMemAlloc(&address, bytes), "cuMemAlloc");
+    return address;
+  }
+  void release(uint64_t address) override {
+    check(api.cuMemFree(address), "cuMemFree");
+  }
+  void copyToDevice(uint64_t dst, const void *src, size_t bytes) override {
+    check(api.cuMemcpyHtoD(dst, src, bytes), "cuMemcpyHtoD");
+  }
+  void copyToHost(void *dst, uint64_t src, size_t bytes) override {
+    check(api.cuMemcpyDtoH(dst, src, bytes), "cuMemcpyDtoH");
+  }
+  void synchronize() override {
+    check(api.cuCtxSynchronize(), "cuCtxSynchronize");
+  }
+
+  Api api;
+};
+
+void CudaKernel::launch(std::array<unsigned, 3> grid, unsigned threadsPerBlock,
+                        unsigned sharedBytes, void **args, void *stream) {
+  // Above 48 KiB, dynamic shared memory must be allowed explicitly.
+  if (sharedBytes > sharedAllowed) {
+    driver.check(driver.api.cuFuncSetAttribute(
+                     function, kFuncAttrMaxDynamicShared, sharedBytes),
+                 "cuFuncSetAttribute");
+    sharedAllowed = sharedBytes;
+  }
+  driver.check(driver.api.cuLaunchKernel(function, grid[0], grid[1], grid[2],
+                                         threadsPerBlock, 1, 1, sharedBytes,
+                                         stream, args, nullptr),
+               "cuLaunchKernel");
+}
+
+CudaModule::~CudaModule() { driver.api.cuModuleUnload(module); }
+
+std::unique_ptr<Kernel> CudaModule::kernel(const std::string &name) {
+  CUfunction function;
+  driver.check(driver.api.cuModuleGetFunction(&function, module, name.c_str()),
+               ("cuModuleGetFunction(" + name + ")").c_str());
+  return std::make_unique<CudaKernel>(driver, function, name);
+}
+
+/// Opens the library and resolves every entry point, or says why not.
+std::unique_ptr<CudaDriver> openCuda(std::string &whyNot) {
+  const char *override = std::getenv("TESSERA_CUDA_LIBRARY");
+  std::string path = override ? override : "libcuda.so.1";
+  std::string error;
+  auto library =
+      llvm::sys::DynamicLibrary::getPermanentLibrary(path.c_str(), &error);
+  if (!library.isValid()) {
+    whyNot = "the CUDA driver library " + path + " cannot be opened (" +
+             error + "); is there an NVIDIA GPU and driver on this machine?";
+    return nullptr;
+  }
+  Api api;
+  bool missing = false;
+  auto resolve = [&](auto &fn, const char *symbol) {
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+        library.getAddressOfSymbol(symbol));
+    if (!fn && !missing) {
+      missing = true;
+      whyNot = path + " has no " + symbol + "; the driver is too old";
+    }
+  };
+  resolve(api.cuInit, "cuInit");
+  resolve(api.cuGetErrorName, "cuGetErrorName");
+  resolve(api.cuGetErrorString, "cuGetErrorString");
+  resolve(api.cuDeviceGetCount, "cuDeviceGetCount");
+  resolve(api.cuDeviceGet, "cuDeviceGet");
+  resolve(api.cuDeviceGetName, "cuDeviceGetName");
+  resolve(api.cuDeviceGetAttribute, "cuDeviceGetAttribute");
+  resolve(api.cuDeviceTotalMem, "cuDeviceTotalMem_v2");
+  resolve(api.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+  resolve(api.cuCtxSetCurrent, "cuCtxSetCurrent");
+  resolve(api.cuCtxGetCurrent, "cuCtxGetCurrent");
+  resolve(api.cuCtxSynchronize, "cuCtxSynchronize");
+  resolve(api.cuModuleLoadDataEx, "cuModuleLoadDataEx");
+  resolve(api.cuModuleUnload, "cuModuleUnload");
+  resolve(api.cuModuleGetFunction, "cuModuleGetFunction");
+  resolve(api.cuFuncSetAttribute, "cuFuncSetAttribute");
+  resolve(api.cuLaunchKernel, "cuLaunchKernel");
+  resolve(api.cuMemAlloc, "cuMemAlloc_v2");
+  resolve(api.cuMemFree, "cuMemFree_v2");
+  resolve(api.cuMemcpyHtoD, "cuMemcpyHtoD_v2");
+  resolve(api.cuMemcpyDtoH, "cuMemcpyDtoH_v2");
+  if (missing)
+    return nullptr;
+  CUresult result = api.cuInit(0);
+  if (result != 0) {
+    const char *text = "?";
+    api.cuGetErrorString(result, &text);
+    whyNot = std::string("cuInit failed: ") + text;
+    return nullptr;
+  }
+  return std::make_unique<CudaDriver>(api);
+}
+} // namespace
+
+Driver &Driver::cuda() {
+  static std::once_flag once;
+  static std::unique_ptr<CudaDriver> driver;
+  static std::string whyNot;
+  std::call_once(once, [] { driver = openCuda(whyNot); });
+  if (!driver)
+    throw DriverError(whyNot);
+  return *driver;
+}
