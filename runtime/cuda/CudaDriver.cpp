@@ -53,9 +53,9 @@ struct Api {
   CUresult (*cuModuleUnload)(CUmodule);
   CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
   CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
-  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
-                             unsigned, unsigned, unsigned, unsigned, CUstream,
-                             void **, void **);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, CUstream, void **,
+                             void **);
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
@@ -141,8 +141,8 @@ public:
           "cuDeviceGetAttribute");
     check(api.cuDeviceGetAttribute(&info.warpSize, kAttrWarpSize, d),
           "cuDeviceGetAttribute");
-    check(api.cuDeviceGetAttribute(&info.maxSharedPerBlock,
-                                   kAttrMaxSharedOptin, d),
+    check(api.cuDeviceGetAttribute(&info.maxSharedPerBlock, kAttrMaxSharedOptin,
+                                   d),
           "cuDeviceGetAttribute");
     size_t bytes = 0;
     check(api.cuDeviceTotalMem(&bytes, d), "cuDeviceTotalMem");
@@ -242,8 +242,8 @@ std::unique_ptr<CudaDriver> openCuda(std::string &whyNot) {
   auto library =
       llvm::sys::DynamicLibrary::getPermanentLibrary(path.c_str(), &error);
   if (!library.isValid()) {
-    whyNot = "the CUDA driver library " + path + " cannot be opened (" +
-             error + "); is there an NVIDIA GPU and driver on this machine?";
+    whyNot = "the CUDA driver library " + path + " cannot be opened (" + error +
+             "); is there an NVIDIA GPU and driver on this machine?";
     return nullptr;
   }
   Api api;

@@ -1,0 +1,60 @@
+//===- Backend.cpp - the registry of backends -----------------------------===//
+
+#include "backends/Backend.h"
+
+#include "llvm/ADT/StringMap.h"
+
+#include <mutex>
+
+using namespace mlir::tile;
+
+namespace {
+std::mutex registryMutex;
+
+llvm::StringMap<std::unique_ptr<Backend>> &registry() {
+  static llvm::StringMap<std::unique_ptr<Backend>> backends;
+  return backends;
+}
+
+llvm::Error targetError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+} // namespace
+
+void mlir::tile::registerBackend(std::unique_ptr<Backend> backend) {
+  std::lock_guard<std::mutex> lock(registryMutex);
+  std::string name = backend->name().str();
+  registry()[name] = std::move(backend);
+}
+
+Backend *mlir::tile::lookupBackend(llvm::StringRef name) {
+  std::lock_guard<std::mutex> lock(registryMutex);
+  auto it = registry().find(name);
+  return it == registry().end() ? nullptr : it->second.get();
+}
+
+llvm::Expected<std::pair<Backend *, Target>>
+mlir::tile::resolveTarget(llvm::StringRef spec) {
+  llvm::StringRef arch = spec;
+  llvm::StringRef backendName;
+  if (arch.consume_front("cuda:"))
+    backendName = "nvidia";
+  else if (arch.consume_front("hip:"))
+    backendName = "amd";
+  else if (arch.starts_with("sm_"))
+    backendName = "nvidia";
+  else if (arch.starts_with("gfx"))
+    backendName = "amd";
+  else
+    return targetError("unknown target '" + spec +
+                       "': expected cuda:<arch> (cuda:90, cuda:sm_90a), "
+                       "hip:<arch> (hip:gfx942), sm_<N> or gfx<N>");
+  Backend *backend = lookupBackend(backendName);
+  if (!backend)
+    return targetError("target '" + spec + "' needs the " + backendName +
+                       " backend, which this build does not have");
+  llvm::Expected<Target> target = backend->parseTarget(arch);
+  if (!target)
+    return target.takeError();
+  return std::make_pair(backend, *target);
+}

@@ -1,0 +1,89 @@
+//===- Backend.h - the interface every GPU backend implements -------------===//
+//
+// One Backend instance per vendor, registered at start-up. A backend owns
+// every decision that depends on the chip: which targets it accepts and their
+// warp size, the options it takes, and how an LLVM module becomes the
+// assembly and the binary the runtime loads.
+//
+// At the hand-off point (DESIGN.md, "The path of a kernel") a backend
+// receives `tile` IR after the target-independent pipeline; its lowering
+// produces an LLVM module whose kernels carry the vendor's kernel calling
+// convention. emitAssembly takes that module; assemble turns the assembly
+// into the binary Driver::loadModule accepts.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSERA_BACKENDS_BACKEND_H
+#define TESSERA_BACKENDS_BACKEND_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+
+namespace llvm {
+class Module;
+}
+
+namespace mlir::tile {
+
+/// A chip a backend compiles for.
+struct Target {
+  /// The backend's name: "nvidia", "amd".
+  std::string backend;
+  /// The architecture: "sm_90a", "gfx942".
+  std::string arch;
+  /// Lanes of a warp (wavefront).
+  unsigned warpSize = 32;
+};
+
+/// Options every backend understands; vendor ones are prefixed in their
+/// own structs.
+struct CompileOptions {
+  unsigned numWarps = 4;
+  unsigned numStages = 3;
+  unsigned numCTAs = 1;
+  bool enableFpFusion = true;
+  bool debug = false;
+};
+
+class Backend {
+public:
+  virtual ~Backend() = default;
+
+  /// "nvidia", "amd".
+  virtual llvm::StringRef name() const = 0;
+
+  /// The target an architecture string names (without the "cuda:" or
+  /// "hip:" prefix), or an error that lists what is accepted.
+  virtual llvm::Expected<Target> parseTarget(llvm::StringRef arch) const = 0;
+
+  /// The assembly (PTX, AMDGCN) of a lowered LLVM module.
+  virtual llvm::Expected<std::string>
+  emitAssembly(llvm::Module &module, const Target &target,
+               const CompileOptions &options) const = 0;
+
+  /// The loadable binary (cubin, HSACO) of that assembly.
+  virtual llvm::Expected<std::string> assemble(llvm::StringRef assembly,
+                                               const Target &target) const = 0;
+};
+
+/// Makes `backend` available by its name; a second one of a name replaces
+/// the first (an out-of-tree backend may override a built-in one).
+void registerBackend(std::unique_ptr<Backend> backend);
+
+/// The backend of that name, or null.
+Backend *lookupBackend(llvm::StringRef name);
+
+/// Registers the backends built into this binary.
+void registerBuiltinBackends();
+
+/// The backend and target a target string names: "cuda:90", "cuda:sm_90a",
+/// "sm_80" (NVIDIA), "hip:gfx942", "gfx1100" (AMD).
+llvm::Expected<std::pair<Backend *, Target>>
+resolveTarget(llvm::StringRef spec);
+
+} // namespace mlir::tile
+
+#endif // TESSERA_BACKENDS_BACKEND_H

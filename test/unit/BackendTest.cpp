@@ -1,0 +1,152 @@
+//===- BackendTest.cpp - backend registry, NVIDIA targets, PTX and cubin --===//
+
+#include "backends/Backend.h"
+#include "runtime/Driver.h"
+
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include "gtest/gtest.h"
+
+#include <numeric>
+
+using namespace mlir::tile;
+
+namespace {
+
+class BackendTest : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() { registerBuiltinBackends(); }
+};
+
+std::string errorOf(llvm::Error error) {
+  return llvm::toString(std::move(error));
+}
+
+TEST_F(BackendTest, ResolvesNvidiaTargets) {
+  for (auto [spec, arch] :
+       {std::pair("cuda:90", "sm_90a"), std::pair("cuda:sm_90a", "sm_90a"),
+        std::pair("sm_80", "sm_80"), std::pair("cuda:89", "sm_89"),
+        std::pair("sm_86", "sm_86")}) {
+    auto resolved = resolveTarget(spec);
+    ASSERT_TRUE(bool(resolved))
+        << spec << ": " << errorOf(resolved.takeError());
+    EXPECT_EQ(resolved->first->name(), "nvidia");
+    EXPECT_EQ(resolved->second.arch, arch) << spec;
+    EXPECT_EQ(resolved->second.warpSize, 32u);
+  }
+}
+
+TEST_F(BackendTest, RejectsUnknownTargetsClearly) {
+  EXPECT_EQ(errorOf(resolveTarget("cuda:75").takeError()),
+            "unsupported NVIDIA target '75': expected sm_80, sm_86, sm_87, "
+            "sm_89, sm_90 or sm_90a (or 80 ... 90)");
+  EXPECT_EQ(errorOf(resolveTarget("sm_80a").takeError()),
+            "unsupported NVIDIA target 'sm_80a': expected sm_80, sm_86, "
+            "sm_87, sm_89, sm_90 or sm_90a (or 80 ... 90)");
+  EXPECT_EQ(errorOf(resolveTarget("tpu:v5").takeError()),
+            "unknown target 'tpu:v5': expected cuda:<arch> (cuda:90, "
+            "cuda:sm_90a), hip:<arch> (hip:gfx942), sm_<N> or gfx<N>");
+  EXPECT_EQ(errorOf(resolveTarget("hip:gfx942").takeError()),
+            "target 'hip:gfx942' needs the amd backend, which this build "
+            "does not have");
+}
+
+/// z[i] = x[i] + y[i], as lowering would emit it.
+constexpr const char *kVectorAddIR = R"ll(
+define ptx_kernel void @add(ptr addrspace(1) %x, ptr addrspace(1) %y,
+                            ptr addrspace(1) %z, i32 %n) {
+entry:
+  %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %base = mul i32 %bid, 128
+  %i = add i32 %base, %tid
+  %in = icmp slt i32 %i, %n
+  br i1 %in, label %body, label %done
+body:
+  %px = getelementptr float, ptr addrspace(1) %x, i32 %i
+  %py = getelementptr float, ptr addrspace(1) %y, i32 %i
+  %pz = getelementptr float, ptr addrspace(1) %z, i32 %i
+  %a = load float, ptr addrspace(1) %px
+  %b = load float, ptr addrspace(1) %py
+  %s = fadd float %a, %b
+  store float %s, ptr addrspace(1) %pz
+  br label %done
+done:
+  ret void
+}
+declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+)ll";
+
+TEST_F(BackendTest, EmitsPtxAndCubinThatRun) {
+  Backend *nvidia = lookupBackend("nvidia");
+  ASSERT_NE(nvidia, nullptr);
+  llvm::LLVMContext context;
+  llvm::SMDiagnostic diag;
+  std::unique_ptr<llvm::Module> module =
+      llvm::parseAssemblyString(kVectorAddIR, diag, context);
+  ASSERT_TRUE(module) << diag.getMessage().str();
+  Target target = *nvidia->parseTarget("sm_90a");
+  llvm::Expected<std::string> ptx =
+      nvidia->emitAssembly(*module, target, CompileOptions());
+  ASSERT_TRUE(bool(ptx)) << errorOf(ptx.takeError());
+  EXPECT_NE(ptx->find(".target sm_90a"), std::string::npos) << *ptx;
+  EXPECT_NE(ptx->find(".visible .entry add("), std::string::npos) << *ptx;
+  EXPECT_NE(ptx->find("ld.global.b32"), std::string::npos) << *ptx;
+
+  llvm::Expected<std::string> cubin = nvidia->assemble(*ptx, target);
+  if (!cubin) {
+    std::string why = errorOf(cubin.takeError());
+    if (why.find("ptxas was not found") != std::string::npos)
+      GTEST_SKIP() << why;
+    FAIL() << why;
+  }
+  EXPECT_EQ(cubin->substr(0, 4), "\x7f"
+                                 "ELF");
+
+  // Where a GPU exists, the cubin runs.
+  runtime::Driver *driver = nullptr;
+  try {
+    driver = &runtime::Driver::cuda();
+  } catch (const runtime::DriverError &e) {
+    GTEST_SKIP() << e.what();
+  }
+  auto loaded = driver->loadModule(*cubin);
+  auto kernel = loaded->kernel("add");
+  int n = 1000;
+  std::vector<float> x(n), y(n), z(n);
+  std::iota(x.begin(), x.end(), 1.0f);
+  std::iota(y.begin(), y.end(), 2.0f);
+  uint64_t dx = driver->allocate(n * 4), dy = driver->allocate(n * 4),
+           dz = driver->allocate(n * 4);
+  driver->copyToDevice(dx, x.data(), n * 4);
+  driver->copyToDevice(dy, y.data(), n * 4);
+  void *args[] = {&dx, &dy, &dz, &n};
+  kernel->launch({unsigned(n + 127) / 128, 1, 1}, 128, 0, args, nullptr);
+  driver->synchronize();
+  driver->copyToHost(z.data(), dz, n * 4);
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(z[i], x[i] + y[i]) << i;
+  for (uint64_t p : {dx, dy, dz})
+    driver->release(p);
+}
+
+TEST_F(BackendTest, PtxasErrorsCarryItsLog) {
+  Backend *nvidia = lookupBackend("nvidia");
+  Target target = *nvidia->parseTarget("sm_90");
+  llvm::Expected<std::string> cubin =
+      nvidia->assemble(".version 8.4\n.target sm_90a\n.address_size 64\n"
+                       "this is not ptx\n",
+                       target);
+  ASSERT_FALSE(bool(cubin));
+  std::string why = errorOf(cubin.takeError());
+  if (why.find("ptxas was not found") != std::string::npos)
+    GTEST_SKIP() << why;
+  EXPECT_NE(why.find("ptxas failed"), std::string::npos) << why;
+  EXPECT_NE(why.find("syntax error"), std::string::npos) << why;
+}
+
+} // namespace
