@@ -12,7 +12,6 @@ import functools
 import hashlib
 import inspect
 import linecache
-import os
 import textwrap
 
 from .. import _tessera
@@ -301,7 +300,3 @@ def jit(fn=None, *, do_not_specialize=(), interpret=None, debug=None, noinline=F
         return JITFunction(fn, do_not_specialize=do_not_specialize, interpret=interpret,
                            debug=debug, noinline=noinline)
     return decorator if fn is None else decorator(fn)
-
-
-def interpreting():
-    return os.environ.get("TESSERA_INTERPRET", "0") not in ("", "0")
