@@ -3,11 +3,11 @@
 #include "frontend/Builder.h"
 
 #include "frontend/DType.h"
+#include "ir/Tile/KernelDialects.h"
 #include "ir/Tile/TileOps.h"
 #include "transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -40,9 +40,7 @@ std::string shapeText(ArrayRef<int64_t> shape) {
 struct frontend::Builder::Impl {
   Impl() : builder(&context), loc(UnknownLoc::get(&context)) {
     DialectRegistry registry;
-    registry.insert<TileDialect, arith::ArithDialect, func::FuncDialect,
-                    math::MathDialect, scf::SCFDialect>();
-    func::registerInlinerExtension(registry);
+    registerKernelDialects(registry);
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
     module = ModuleOp::create(loc);

@@ -2,13 +2,10 @@
 
 #include "runtime/host/HostModule.h"
 
-#include "ir/Tile/TileDialect.h"
+#include "ir/Tile/KernelDialects.h"
 #include "runtime/host/Interpreter.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
@@ -23,8 +20,10 @@ struct HostModule::Impl {
 
 HostModule::HostModule(const std::string &irText)
     : impl(std::make_unique<Impl>()) {
-  impl->context.loadDialect<TileDialect, arith::ArithDialect, func::FuncDialect,
-                            math::MathDialect, scf::SCFDialect>();
+  DialectRegistry registry;
+  registerKernelDialects(registry);
+  impl->context.appendDialectRegistry(registry);
+  impl->context.loadAllAvailableDialects();
   std::string messages;
   ScopedDiagnosticHandler handler(&impl->context, [&](Diagnostic &diag) {
     llvm::raw_string_ostream os(messages);

@@ -2,6 +2,7 @@
 
 #include "backends/Backend.h"
 #include "runtime/Driver.h"
+#include "test/unit/GpuTestUtil.h"
 
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/LLVMContext.h"
@@ -9,8 +10,6 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include "gtest/gtest.h"
-
-#include <numeric>
 
 using namespace mlir::tile;
 
@@ -115,23 +114,7 @@ TEST_F(BackendTest, EmitsPtxAndCubinThatRun) {
     GTEST_SKIP() << e.what();
   }
   auto loaded = driver->loadModule(*cubin);
-  auto kernel = loaded->kernel("add");
-  int n = 1000;
-  std::vector<float> x(n), y(n), z(n);
-  std::iota(x.begin(), x.end(), 1.0f);
-  std::iota(y.begin(), y.end(), 2.0f);
-  uint64_t dx = driver->allocate(n * 4), dy = driver->allocate(n * 4),
-           dz = driver->allocate(n * 4);
-  driver->copyToDevice(dx, x.data(), n * 4);
-  driver->copyToDevice(dy, y.data(), n * 4);
-  void *args[] = {&dx, &dy, &dz, &n};
-  kernel->launch({unsigned(n + 127) / 128, 1, 1}, 128, 0, args, nullptr);
-  driver->synchronize();
-  driver->copyToHost(z.data(), dz, n * 4);
-  for (int i = 0; i < n; ++i)
-    ASSERT_EQ(z[i], x[i] + y[i]) << i;
-  for (uint64_t p : {dx, dy, dz})
-    driver->release(p);
+  test::expectVectorAddRuns(*driver, *loaded->kernel("add"), 128, 1000);
 }
 
 TEST_F(BackendTest, PtxasErrorsCarryItsLog) {

@@ -6,11 +6,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Driver.h"
+#include "test/unit/GpuTestUtil.h"
 
 #include "gtest/gtest.h"
-
-#include <cstdlib>
-#include <numeric>
 
 using namespace mlir::tile::runtime;
 
@@ -83,23 +81,8 @@ TEST(CudaDriver, RunsAPtxKernel) {
   EXPECT_GT(info.maxSharedPerBlock, 48 * 1024);
 
   std::unique_ptr<Module> module = driver->loadModule(kVectorAddPtx);
-  std::unique_ptr<Kernel> kernel = module->kernel("add");
-  int n = 100000;
-  std::vector<float> x(n), y(n), z(n);
-  std::iota(x.begin(), x.end(), 0.0f);
-  std::iota(y.begin(), y.end(), 1.0f);
-  uint64_t dx = driver->allocate(n * 4), dy = driver->allocate(n * 4),
-           dz = driver->allocate(n * 4);
-  driver->copyToDevice(dx, x.data(), n * 4);
-  driver->copyToDevice(dy, y.data(), n * 4);
-  void *args[] = {&dx, &dy, &dz, &n};
-  kernel->launch({unsigned(n + 255) / 256, 1, 1}, 256, 0, args, nullptr);
-  driver->synchronize();
-  driver->copyToHost(z.data(), dz, n * 4);
-  for (int i = 0; i < n; ++i)
-    ASSERT_EQ(z[i], x[i] + y[i]) << i;
-  for (uint64_t p : {dx, dy, dz})
-    driver->release(p);
+  mlir::tile::test::expectVectorAddRuns(*driver, *module->kernel("add"), 256,
+                                        100000);
 }
 
 TEST(CudaDriver, ErrorsCarryTheDriversWords) {

@@ -2,11 +2,11 @@
 
 #include "runtime/host/Interpreter.h"
 
+#include "ir/Tile/KernelDialects.h"
 #include "ir/Tile/TileOps.h"
 #include "transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -30,9 +30,7 @@ class InterpreterTest : public ::testing::TestWithParam<bool> {
 protected:
   InterpreterTest() {
     DialectRegistry registry;
-    registry.insert<TileDialect, arith::ArithDialect, func::FuncDialect,
-                    math::MathDialect, scf::SCFDialect>();
-    func::registerInlinerExtension(registry);
+    registerKernelDialects(registry);
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
   }

@@ -1,25 +1,15 @@
 //===- tessera-opt.cpp - mlir-opt for Tessera's dialects and passes -------===//
 
-#include "ir/Tile/TileDialect.h"
+#include "ir/Tile/KernelDialects.h"
 #include "transforms/Passes.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
-#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<mlir::tile::TileDialect, mlir::arith::ArithDialect,
-                  mlir::math::MathDialect, mlir::scf::SCFDialect,
-                  mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
-                  mlir::ub::UBDialect>();
-  mlir::func::registerInlinerExtension(registry);
+  mlir::tile::registerKernelDialects(registry);
 
   // The generic passes the default pipeline uses, runnable on their own too.
   mlir::registerCanonicalizerPass();
