@@ -287,6 +287,38 @@ LogicalResult SplitOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// ConvertLayoutOp
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConvertLayoutOp::fold(FoldAdaptor adaptor) {
+  // convert_layout to the same layout -> x; of a splat constant -> constant
+  return foldShapeOp(getSrc(), adaptor.getSrc(), getType());
+}
+
+namespace {
+/// convert_layout(convert_layout x) -> convert_layout x: only the final
+/// layout matters.
+struct ConvertOfConvert : public OpRewritePattern<ConvertLayoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvertLayoutOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getSrc().getDefiningOp<ConvertLayoutOp>();
+    if (!inner)
+      return failure();
+    rewriter.modifyOpInPlace(
+        op, [&] { op.getSrcMutable().assign(inner.getSrc()); });
+    return success();
+  }
+};
+} // namespace
+
+void ConvertLayoutOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                                  MLIRContext *context) {
+  // A splat is made directly in the layout wanted.
+  results.add<ConvertOfConvert, ShapeOpOfSplat<ConvertLayoutOp>>(context);
+}
+
+//===----------------------------------------------------------------------===//
 // AddPtrOp
 //===----------------------------------------------------------------------===//
 

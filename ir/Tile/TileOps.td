@@ -212,6 +212,26 @@ def Tile_SplitOp : Tile_Op<"split", [Pure, AllTypesMatch<["outLHS", "outRHS"]>]>
   let hasVerifier = 1;
 }
 
+def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure, SameOperandsAndResultShape,
+    SameOperandsAndResultElementType]> {
+  let summary = "move a tensor to another layout";
+  let description = [{
+    The same tensor with another layout encoding: only which thread holds
+    which element changes. Backends insert it where two ops want a value in
+    different layouts and lower it from its conversion plan (no-op, register
+    permutation, warp shuffles, or a trip through shared memory).
+
+    ```mlir
+    %y = tile.convert_layout %x : tensor<64x64xf32, #row> -> tensor<64x64xf32, #col>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Pointers and memory
 //===----------------------------------------------------------------------===//

@@ -547,3 +547,19 @@ func.func @scan_return_outside(%x: i32) {
   // expected-error @+1 {{'tile.scan.return' op expects parent op 'tile.scan'}}
   tile.scan.return %x : i32
 }
+
+// -----
+
+func.func @convert_layout_shape(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'tile.convert_layout' op requires the same shape for all operands and results}}
+  %0 = tile.convert_layout %x : tensor<4x8xf32> -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+func.func @convert_layout_element(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'tile.convert_layout' op requires the same element type for all operands and results}}
+  %0 = tile.convert_layout %x : tensor<4x8xf32> -> tensor<4x8xf16>
+  return
+}
