@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
 #include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
@@ -20,6 +21,27 @@ using namespace mlir::tile;
 #include "ir/Tile/TileTypes.cpp.inc"
 
 namespace {
+/// Layouts print once, as `#blocked = #tile.blocked<...>` aliases at the top,
+/// and by name where used.
+struct TileOpAsmInterface : public OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    StringRef name =
+        llvm::TypeSwitch<Attribute, StringRef>(attr)
+            .Case<BlockedLayoutAttr>([](auto) { return "blocked"; })
+            .Case<SliceLayoutAttr>([](auto) { return "slice"; })
+            .Case<LinearEncodingAttr>([](auto) { return "linear"; })
+            .Case<DotOperandLayoutAttr>([](auto) { return "dot_op"; })
+            .Case<SwizzledSharedLayoutAttr, NVMMASharedLayoutAttr>(
+                [](auto) { return "shared"; })
+            .Default([](Attribute) { return StringRef(); });
+    if (name.empty())
+      return AliasResult::NoAlias;
+    os << name;
+    return AliasResult::OverridableAlias;
+  }
+};
+
 /// Every tile op may be inlined: none refers to its enclosing function.
 struct TileInlinerInterface : public DialectInlinerInterface {
   using DialectInlinerInterface::DialectInlinerInterface;
@@ -39,7 +61,7 @@ void TileDialect::initialize() {
 #define GET_OP_LIST
 #include "ir/Tile/TileOps.cpp.inc"
       >();
-  addInterfaces<TileInlinerInterface>();
+  addInterfaces<TileInlinerInterface, TileOpAsmInterface>();
 }
 
 void TileDialect::registerTypes() {
