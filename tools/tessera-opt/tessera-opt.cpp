@@ -1,5 +1,6 @@
 //===- tessera-opt.cpp - mlir-opt for Tessera's dialects and passes -------===//
 
+#include "backends/common/Passes.h"
 #include "ir/Tile/KernelDialects.h"
 #include "transforms/Passes.h"
 
@@ -19,6 +20,7 @@ int main(int argc, char **argv) {
   mlir::registerSymbolDCEPass();
   mlir::registerSCCPPass();
   mlir::tile::registerTransformsPasses();
+  mlir::tile::registerBackendCommonPasses();
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "Tessera optimizer driver: tile dialect passes\n", registry));

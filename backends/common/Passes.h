@@ -1,0 +1,19 @@
+//===- Passes.h - passes shared by the GPU backends -----------------------===//
+
+#ifndef TESSERA_BACKENDS_COMMON_PASSES_H
+#define TESSERA_BACKENDS_COMMON_PASSES_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::tile {
+
+#define GEN_PASS_DECL
+#include "backends/common/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "backends/common/Passes.h.inc"
+
+} // namespace mlir::tile
+
+#endif // TESSERA_BACKENDS_COMMON_PASSES_H
