@@ -162,13 +162,21 @@ private:
           setLayout(dot.getD(), layout);
         })
         .Case([&](scf::ForOp loop) {
-          for (auto [init, arg, result] :
-               llvm::zip(loop.getInitArgs(), loop.getRegionIterArgs(),
-                         loop.getResults()))
-            if (isa<RankedTensorType>(init.getType())) {
-              arg.setType(init.getType());
-              result.setType(init.getType());
-            }
+          // Pointers carried by a loop are coalesced as the accesses in the
+          // body want them, converting once before the loop; other values
+          // keep their initial layout.
+          for (auto [i, arg, result] :
+               llvm::enumerate(loop.getRegionIterArgs(), loop.getResults())) {
+            auto tensor = dyn_cast<RankedTensorType>(arg.getType());
+            if (!tensor)
+              continue;
+            unsigned operand = loop.getNumControlOperands() + i;
+            if (isa<PointerType>(tensor.getElementType()))
+              require(loop, operand, defaultLayout(tensor, arg));
+            Type type = loop->getOperand(operand).getType();
+            arg.setType(type);
+            result.setType(type);
+          }
           assignBlock(*loop.getBody());
           Operation *yield = loop.getBody()->getTerminator();
           for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs()))
