@@ -385,3 +385,20 @@ def test_warmup_gives_the_ir(device):
     compiled = copy_kernel.warmup(x, x, 16, BLOCK=16)
     assert "tile.load" in compiled.asm["tile"]
     assert "func.func @copy_kernel" in compiled.asm["tile"]
+
+
+@tessera.jit
+def early_return_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    if pid * BLOCK >= n:
+        return
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, offs)  # no mask: only programs inside may store
+
+
+def test_early_return(device):
+    # The grid is larger than needed; programs past the end return at once
+    # (a store from them would be out of bounds).
+    x = np.full(48, -1, np.int32)
+    early_return_kernel[(8,)](x, 48, BLOCK=16)
+    np.testing.assert_array_equal(x, np.arange(48))

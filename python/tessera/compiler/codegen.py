@@ -40,6 +40,14 @@ def _is_tensor(value):
     return isinstance(value, tensor)
 
 
+def _returns_early(stmt):
+    """An `if` whose branch ends with a bare `return` (and whose other branch
+    does not return)."""
+    return (isinstance(stmt, ast.If) and stmt.body and isinstance(stmt.body[-1], ast.Return)
+            and stmt.body[-1].value is None
+            and not any(isinstance(s, ast.Return) for s in stmt.orelse))
+
+
 def _assigned_names(nodes):
     names = set()
     for node in nodes:
@@ -174,8 +182,17 @@ class CodeGenerator(ast.NodeVisitor):
     # ------------------------------------------------------------------
 
     def _visit_body(self, statements):
-        for stmt in statements:
+        for i, stmt in enumerate(statements):
             self._set_location(stmt)
+            if _returns_early(stmt):
+                # `if c: ...; return` then the rest: the rest is the else
+                # branch, which an if on a runtime condition can build.
+                rest = statements[i + 1:]
+                branch = ast.If(test=stmt.test, body=stmt.body[:-1] or [ast.Pass()],
+                                orelse=stmt.orelse + rest)
+                ast.copy_location(branch, stmt)
+                self.visit(branch)
+                return
             self.visit(stmt)
 
     def visit(self, node):
