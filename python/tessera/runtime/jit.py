@@ -168,6 +168,9 @@ class JITFunction:
             if name in self.constexpr_names:
                 constants[name] = value.value if isinstance(value, constexpr) else value
                 continue
+            if type(value).__module__ == "numpy" and hasattr(value, "item") \
+                    and getattr(value, "ndim", 1) == 0:
+                value = value.item()  # a numpy scalar is a number
             pointer = _as_pointer(value)
             specialize = name not in self.do_not_specialize
             if pointer is not None:
