@@ -298,20 +298,6 @@ struct RematerializeElementwise : public OpRewritePattern<ConvertLayoutOp> {
   }
 };
 
-/// convert_layout(make_range) -> make_range in the layout wanted.
-struct RematerializeRange : public OpRewritePattern<ConvertLayoutOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(ConvertLayoutOp convert,
-                                PatternRewriter &rewriter) const override {
-    auto range = convert.getSrc().getDefiningOp<MakeRangeOp>();
-    if (!range)
-      return failure();
-    rewriter.replaceOpWithNewOp<MakeRangeOp>(convert, convert.getType(),
-                                             range.getStart(), range.getEnd());
-    return success();
-  }
-};
-
 /// convert_layout(broadcast x) -> broadcast(convert_layout x) to a blocked
 /// layout, and convert_layout(expand_dims x) -> expand_dims(convert_layout x)
 /// through the slice of the layout wanted.
@@ -370,8 +356,7 @@ struct TileAssignLayoutsPass
     // Move converts up to the values that really need moving.
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
-    patterns.add<RematerializeElementwise, RematerializeRange,
-                 RematerializeShapeOps>(context);
+    patterns.add<RematerializeElementwise, RematerializeShapeOps>(context);
     ConvertLayoutOp::getCanonicalizationPatterns(patterns, context);
     if (failed(applyPatternsGreedily(module, std::move(patterns))))
       signalPassFailure();

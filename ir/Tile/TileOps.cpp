@@ -310,12 +310,28 @@ struct ConvertOfConvert : public OpRewritePattern<ConvertLayoutOp> {
     return success();
   }
 };
+
+/// convert_layout(make_range) -> make_range in the layout wanted.
+struct ConvertOfRange : public OpRewritePattern<ConvertLayoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvertLayoutOp op,
+                                PatternRewriter &rewriter) const override {
+    auto range = op.getSrc().getDefiningOp<MakeRangeOp>();
+    if (!range)
+      return failure();
+    rewriter.replaceOpWithNewOp<MakeRangeOp>(op, op.getType(), range.getStart(),
+                                             range.getEnd());
+    return success();
+  }
+};
 } // namespace
 
 void ConvertLayoutOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                                   MLIRContext *context) {
-  // A splat is made directly in the layout wanted.
-  results.add<ConvertOfConvert, ShapeOpOfSplat<ConvertLayoutOp>>(context);
+  // Splats and ranges are made directly in the layout wanted.
+  results
+      .add<ConvertOfConvert, ConvertOfRange, ShapeOpOfSplat<ConvertLayoutOp>>(
+          context);
 }
 
 //===----------------------------------------------------------------------===//

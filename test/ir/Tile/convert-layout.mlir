@@ -51,3 +51,18 @@ func.func @convert_of_splat(%s: f32) -> (tensor<64x64xf32, #col>, tensor<64x64xf
   %1 = tile.convert_layout %c : tensor<64x64xf32, #row> -> tensor<64x64xf32, #col>
   return %0, %1 : tensor<64x64xf32, #col>, tensor<64x64xf32, #col>
 }
+
+// -----
+
+#row = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#vec = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+
+// convert_layout(make_range) -> make_range in the new layout
+// CHECK-LABEL: func.func @convert_of_range
+// CHECK-NEXT: %[[R:.*]] = tile.make_range 0, 512 : tensor<512xi32, #{{.*}}>
+// CHECK-NEXT: return %[[R]]
+func.func @convert_of_range() -> tensor<512xi32, #vec> {
+  %r = tile.make_range 0, 512 : tensor<512xi32, #row>
+  %c = tile.convert_layout %r : tensor<512xi32, #row> -> tensor<512xi32, #vec>
+  return %c : tensor<512xi32, #vec>
+}
