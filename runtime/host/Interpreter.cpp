@@ -565,8 +565,91 @@ private:
       into.ints.push_back(scalar.ints[0]);
   }
 
+  /// The combiner as a plain function when it is one arith op of its two
+  /// arguments (a sum, a max...), which most reductions are: calling it
+  /// directly is much faster than running the region per element.
+  struct SimpleCombiner {
+    std::function<double(double, double)> onFloats;
+    std::function<int64_t(int64_t, int64_t)> onInts;
+  };
+  static std::optional<SimpleCombiner> simpleCombiner(Region &region) {
+    Block &block = region.front();
+    if (block.getNumArguments() != 2 ||
+        !llvm::hasSingleElement(block.without_terminator()))
+      return std::nullopt;
+    Operation &op = block.front();
+    if (op.getNumOperands() != 2 || op.getNumResults() != 1 ||
+        block.getTerminator()->getOperand(0) != op.getResult(0))
+      return std::nullopt;
+    Value a = block.getArgument(0), b = block.getArgument(1);
+    if (!((op.getOperand(0) == a && op.getOperand(1) == b) ||
+          (op.getOperand(0) == b && op.getOperand(1) == a)))
+      return std::nullopt;
+    unsigned bits = bitWidth(a.getType());
+    auto nanOr = [](double x, double y, double r) {
+      return std::isnan(x) || std::isnan(y) ? NAN : r;
+    };
+    SimpleCombiner c;
+    TypeSwitch<Operation *>(&op)
+        .Case([&](arith::AddFOp) { c.onFloats = std::plus<double>(); })
+        .Case([&](arith::MulFOp) { c.onFloats = std::multiplies<double>(); })
+        .Case([&](arith::MaximumFOp) {
+          c.onFloats = [=](double x, double y) {
+            return nanOr(x, y, std::max(x, y));
+          };
+        })
+        .Case([&](arith::MinimumFOp) {
+          c.onFloats = [=](double x, double y) {
+            return nanOr(x, y, std::min(x, y));
+          };
+        })
+        .Case([&](arith::MaxNumFOp) {
+          c.onFloats = [](double x, double y) { return std::fmax(x, y); };
+        })
+        .Case([&](arith::MinNumFOp) {
+          c.onFloats = [](double x, double y) { return std::fmin(x, y); };
+        })
+        .Case([&](arith::AddIOp) { c.onInts = std::plus<int64_t>(); })
+        .Case([&](arith::MulIOp) {
+          c.onInts = [](int64_t x, int64_t y) {
+            return int64_t(uint64_t(x) * uint64_t(y));
+          };
+        })
+        .Case([&](arith::MaxSIOp) {
+          c.onInts = [](int64_t x, int64_t y) { return std::max(x, y); };
+        })
+        .Case([&](arith::MinSIOp) {
+          c.onInts = [](int64_t x, int64_t y) { return std::min(x, y); };
+        })
+        .Case([&](arith::MaxUIOp) {
+          c.onInts = [=](int64_t x, int64_t y) {
+            return asUnsigned(x, bits) >= asUnsigned(y, bits) ? x : y;
+          };
+        })
+        .Case([&](arith::MinUIOp) {
+          c.onInts = [=](int64_t x, int64_t y) {
+            return asUnsigned(x, bits) <= asUnsigned(y, bits) ? x : y;
+          };
+        })
+        .Case([&](arith::AndIOp) {
+          c.onInts = [](int64_t x, int64_t y) { return x & y; };
+        })
+        .Case([&](arith::OrIOp) {
+          c.onInts = [](int64_t x, int64_t y) { return x | y; };
+        })
+        .Case([&](arith::XOrIOp) {
+          c.onInts = [](int64_t x, int64_t y) { return x ^ y; };
+        });
+    if (!c.onFloats && !c.onInts)
+      return std::nullopt;
+    return c;
+  }
+
   llvm::Error reduce(ReduceOp op) {
     unsigned n = op.getSrcs().size();
+    if (n == 1)
+      if (auto simple = simpleCombiner(op.getCombineOp()))
+        return reduceSimple(op, *simple);
     SmallVector<int64_t> shape = shapeOf(op.getSrcs()[0].getType());
     int64_t axis = op.getAxis(), len = shape[axis];
     SmallVector<int64_t> outShape(shape);
@@ -596,6 +679,44 @@ private:
     }
     for (unsigned k = 0; k < n; ++k)
       set(op.getResult()[k], std::move(outs[k]));
+    return llvm::Error::success();
+  }
+
+  llvm::Error reduceSimple(ReduceOp op, const SimpleCombiner &combiner) {
+    const RtValue &src = get(op.getSrcs()[0]);
+    SmallVector<int64_t> shape = shapeOf(op.getSrcs()[0].getType());
+    int64_t axis = op.getAxis(), len = shape[axis];
+    // Elements along the axis are `stride` apart; `outer` blocks of
+    // `len * stride` hold the rest.
+    int64_t stride = 1;
+    for (size_t d = axis + 1; d < shape.size(); ++d)
+      stride *= shape[d];
+    int64_t outer = numElements(shape) / (len * stride);
+    SmallVector<int64_t> outShape(shape);
+    outShape.erase(outShape.begin() + axis);
+    Type element = getElementTypeOrSelf(op.getSrcs()[0].getType());
+    RtValue out;
+    out.shape.assign(outShape.begin(), outShape.end());
+    out.isFloat = src.isFloat;
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < stride; ++i) {
+        int64_t base = o * len * stride + i;
+        if (src.isFloat) {
+          auto type = cast<FloatType>(element);
+          double acc = src.floats[base];
+          for (int64_t j = 1; j < len; ++j)
+            acc = roundTo(
+                type, combiner.onFloats(acc, src.floats[base + j * stride]));
+          out.floats.push_back(acc);
+        } else {
+          unsigned bits = bitWidth(element);
+          int64_t acc = src.ints[base];
+          for (int64_t j = 1; j < len; ++j)
+            acc = wrap(combiner.onInts(acc, src.ints[base + j * stride]), bits);
+          out.ints.push_back(acc);
+        }
+      }
+    set(op.getResult()[0], std::move(out));
     return llvm::Error::success();
   }
 
