@@ -348,33 +348,10 @@ void frontend::Builder::endFunction(const std::vector<Handle> &results) {
     fail("a loop or branch is still open at the end of the function");
   SmallVector<Value> values = s.values(results);
   func::ReturnOp::create(s.builder, s.loc, values);
-  // Calls need the results' dtypes (signedness is not in the IR types).
-  SmallVector<Attribute> dtypes;
-  for (const Handle &h : results)
-    dtypes.push_back(s.builder.getStringAttr(h.dtype));
-  s.function->setAttr("tile.result_dtypes", s.builder.getArrayAttr(dtypes));
   s.function.setType(s.builder.getFunctionType(s.function.getArgumentTypes(),
                                                ValueRange(values).getTypes()));
   s.function = {};
   s.builder.setInsertionPointToEnd(s.module->getBody());
-}
-
-std::vector<Handle> frontend::Builder::call(const std::string &name,
-                                            const std::vector<Handle> &args) {
-  Impl &s = *impl;
-  auto callee = s.module->lookupSymbol<func::FuncOp>(name);
-  if (!callee)
-    fail("call of unknown function '" + name + "'");
-  auto call = func::CallOp::create(s.builder, s.loc, callee, s.values(args));
-  // Result dtypes: those of the callee's return, recorded on its results.
-  std::vector<Handle> results;
-  auto dtypes = callee->getAttrOfType<ArrayAttr>("tile.result_dtypes");
-  for (auto [i, v] : llvm::enumerate(call.getResults())) {
-    std::string dtype =
-        dtypes ? llvm::cast<StringAttr>(dtypes[i]).str() : std::string("int32");
-    results.push_back(s.handle(v, s.dtypeOf(dtype)));
-  }
-  return results;
 }
 
 //===----------------------------------------------------------------------===//

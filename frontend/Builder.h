@@ -49,16 +49,14 @@ public:
 
   /// Starts a function with arguments of these dtypes; `divisibility[i]` > 0
   /// marks argument i as divisible by it (bytes for pointers). Public
-  /// functions are kernels, private ones helpers.
+  /// functions are kernels, private ones helpers (the Python code generator
+  /// inlines @jit helpers itself, so it builds kernels only).
   std::vector<Handle> beginFunction(const std::string &name,
                                     const std::vector<std::string> &argTypes,
                                     const std::vector<int64_t> &divisibility,
                                     bool isPublic);
   /// Ends the current function, returning `results`.
   void endFunction(const std::vector<Handle> &results);
-  /// Calls a function built before.
-  std::vector<Handle> call(const std::string &name,
-                           const std::vector<Handle> &args);
 
   // Constants. A "weak" scalar (a Python literal) adapts to the dtype of
   // the other operand of a binary op, as in Triton.

@@ -39,7 +39,6 @@ PYBIND11_MODULE(_tessera, m) {
       .def("set_location", &Builder::setLocation)
       .def("begin_function", &Builder::beginFunction)
       .def("end_function", &Builder::endFunction)
-      .def("call", &Builder::call)
       .def("int_constant", &Builder::intConstant)
       .def("float_constant", &Builder::floatConstant)
       .def("program_id", &Builder::programId)
