@@ -402,3 +402,20 @@ def test_early_return(device):
     x = np.full(48, -1, np.int32)
     early_return_kernel[(8,)](x, 48, BLOCK=16)
     np.testing.assert_array_equal(x, np.arange(48))
+
+
+@tessera.jit
+def descending_kernel(x_ptr, start, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    order = tl.zeros((BLOCK,), tl.int32)
+    count = 0
+    for i in range(start, 0, -3):
+        order = tl.where(offs == count, i, order)
+        count += 1
+    tl.store(x_ptr + offs, order)
+
+
+def test_descending_range(device):
+    x = np.zeros(8, np.int32)
+    descending_kernel[(1,)](x, 10, BLOCK=8)
+    np.testing.assert_array_equal(x, [10, 7, 4, 1, 0, 0, 0, 0])

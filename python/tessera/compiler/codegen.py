@@ -350,13 +350,24 @@ class CodeGenerator(ast.NodeVisitor):
                 self.scope[node.target.id] = constexpr(i)
                 self._visit_body(node.body)
             return
-        lower, upper, step = (core.to_tensor(b) for b in (spec.start, spec.end, spec.step))
+        start, end, step_value = spec.start, spec.end, _unwrap(spec.step)
+        descending = not _is_tensor(step_value) and step_value < 0
+        if not _is_tensor(step_value) and step_value == 0:
+            raise self._error(node, "range() step must not be zero")
+        if descending:
+            # i = start + k * step for k in [0, ceil((start - end) / -step)).
+            end = (start - end - step_value - 1) // -step_value
+            start, step_value = 0, 1
+        lower, upper, step = (core.to_tensor(b) for b in (start, end, step_value))
         before = dict(self.scope)
         carried = sorted(n for n in _assigned_names(node.body)
                          if n in self.scope and n != node.target.id)
         inits = self._carried_handles(carried, node)
         args = self.builder.begin_for(lower.handle, upper.handle, step.handle, inits)
-        self.scope[node.target.id] = tensor(args[0])
+        index = tensor(args[0])
+        if descending:
+            index = spec.start + index * _unwrap(spec.step)
+        self.scope[node.target.id] = index
         for n, h in zip(carried, args[1:]):
             self.scope[n] = tensor(h)
         self.dynamic_depth += 1
