@@ -139,3 +139,37 @@ def test_casts(device, src, dst):
     cast_kernel[(1,)](x, y, N=32)
     expected = x.astype(dst) if dst != "bool" else x != 0
     np.testing.assert_array_equal(y, expected)
+
+
+@tessera.jit
+def int8_dot_kernel(a_ptr, b_ptr, c_ptr, N: tl.constexpr):
+    r = tl.arange(0, N)
+    a = tl.load(a_ptr + r[:, None] * N + r[None, :])
+    b = tl.load(b_ptr + r[:, None] * N + r[None, :])
+    tl.store(c_ptr + r[:, None] * N + r[None, :], tl.dot(a, b))
+
+
+def test_int8_dot_accumulates_in_int32(device):
+    rng = np.random.default_rng(3)
+    a = rng.integers(-128, 128, (16, 16)).astype(np.int8)
+    b = rng.integers(-128, 128, (16, 16)).astype(np.int8)
+    c = np.zeros((16, 16), np.int32)
+    int8_dot_kernel[(1,)](a, b, c, N=16)
+    np.testing.assert_array_equal(c, a.astype(np.int32) @ b.astype(np.int32))
+
+
+@tessera.jit
+def fp8_kernel(x_ptr, y_ptr, z_ptr, N: tl.constexpr):
+    r = tl.arange(0, N)
+    x = tl.load(x_ptr + r)
+    tl.store(y_ptr + r, x.to(tl.float8e5).to(tl.float32))
+    tl.store(z_ptr + r, x.to(tl.float8e4nv).to(tl.float32))
+
+
+def test_fp8_rounding(device):
+    x = np.array([0.1, 1.0, 1.5, 3.0, -2.25, 100.0, 0.0, -0.5], np.float32)
+    y, z = np.zeros_like(x), np.zeros_like(x)
+    fp8_kernel[(1,)](x, y, z, N=8)
+    # e5m2 keeps 2 mantissa bits, e4m3 3; ties go to even.
+    np.testing.assert_array_equal(y, [0.09375, 1.0, 1.5, 3.0, -2.0, 96.0, 0.0, -0.5])
+    np.testing.assert_array_equal(z, [0.1015625, 1.0, 1.5, 3.0, -2.25, 96.0, 0.0, -0.5])
