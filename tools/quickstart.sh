@@ -47,8 +47,10 @@ run_examples() {
     echo "==> ${example}"
     echo "--- stage: input (parsed and verified)"
     "$opt" "$example"
-    # Each pass of the target-independent pipeline prints the IR after it.
-    "$opt" "$example" -tile-default-pipeline -mlir-print-ir-after-all \
+    # Each pass of the target-independent pipeline, then layout assignment
+    # for a GPU (4 warps of 32 lanes), prints the IR after it.
+    "$opt" "$example" -tile-default-pipeline -tile-assign-layouts -cse \
+      -mlir-print-ir-after-all \
       -mlir-print-ir-module-scope -mlir-disable-threading -o /dev/null 2>&1 |
       sed -E 's|^// -----// IR Dump After ([A-Za-z]+) \(([a-z-]+)\).*|--- stage: after \2|'
     echo "--- stage: axis analysis of the optimised kernel"
@@ -58,7 +60,7 @@ run_examples() {
     count=$((count + 1))
   done
   echo
-  echo "==> ${count} tile IR examples verified and optimised by the target-independent pipeline"
+  echo "==> ${count} tile IR examples verified, optimised by the target-independent pipeline and given GPU layouts"
 
   # The Python examples: compiled by @tessera.jit and run on this machine's
   # host interpreter (GPU code generation is not part of this build yet).
