@@ -768,6 +768,23 @@ Handle frontend::Builder::fma(const Handle &a, const Handle &b,
   return s.handle(math::FmaOp::create(s.builder, s.loc, va, vb, vc), t);
 }
 
+Handle frontend::Builder::mulhi(const Handle &a, const Handle &b) {
+  Impl &s = *impl;
+  DType ta = s.dtypeOf(a.dtype), tb = s.dtypeOf(b.dtype);
+  if (!ta.isInt() || !tb.isInt())
+    fail("umulhi needs integer operands, got " + ta.name() + " and " +
+         tb.name());
+  DType type = s.computationType(ta, tb, false, false, "mulhi");
+  auto [x, y] = broadcastPair(a, b);
+  Value va = s.castValue(s.valueOf(x), ta, type);
+  Value vb = s.castValue(s.valueOf(y), tb, type);
+  Value high =
+      type.isSigned()
+          ? arith::MulSIExtendedOp::create(s.builder, s.loc, va, vb).getHigh()
+          : arith::MulUIExtendedOp::create(s.builder, s.loc, va, vb).getHigh();
+  return s.handle(high, type);
+}
+
 Handle frontend::Builder::cast(const Handle &value, const std::string &dtype) {
   Impl &s = *impl;
   return s.handle(

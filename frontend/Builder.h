@@ -91,6 +91,9 @@ public:
   /// cos, erf, floor, ceil.
   Handle unary(const std::string &op, const Handle &a);
   Handle fma(const Handle &a, const Handle &b, const Handle &c);
+  /// The high half of the full product of two integers (unsigned for
+  /// unsigned dtypes), as `tl.umulhi`.
+  Handle mulhi(const Handle &a, const Handle &b);
   Handle cast(const Handle &value, const std::string &dtype);
   Handle bitcast(const Handle &value, const std::string &dtype);
   Handle where(const Handle &condition, const Handle &a, const Handle &b,

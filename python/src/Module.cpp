@@ -57,6 +57,7 @@ PYBIND11_MODULE(_tessera, m) {
            py::arg("b"), py::arg("weak_a") = false, py::arg("weak_b") = false)
       .def("unary", &Builder::unary)
       .def("fma", &Builder::fma)
+      .def("mulhi", &Builder::mulhi)
       .def("cast", &Builder::cast)
       .def("bitcast", &Builder::bitcast)
       .def("where", &Builder::where, py::arg("condition"), py::arg("a"),

@@ -1155,6 +1155,26 @@ private:
           uintBinary(op, [](uint64_t a, uint64_t b) { return std::min(a, b); });
           return done();
         })
+        .Case<arith::MulUIExtendedOp, arith::MulSIExtendedOp>([&](Operation *) {
+          // The low and high halves of the double-width product.
+          const RtValue &a = get(op->getOperand(0)),
+                        &b = get(op->getOperand(1));
+          unsigned bits = bitWidth(op->getOperand(0).getType());
+          bool isSigned = isa<arith::MulSIExtendedOp>(op);
+          std::vector<int64_t> lo(a.ints.size()), hi(a.ints.size());
+          for (size_t i = 0; i < lo.size(); ++i) {
+            APInt x(bits, asUnsigned(a.ints[i], bits));
+            APInt y(bits, asUnsigned(at(b.ints, i), bits));
+            APInt full = isSigned ? x.sext(2 * bits) * y.sext(2 * bits)
+                                  : x.zext(2 * bits) * y.zext(2 * bits);
+            lo[i] = wrap(int64_t(full.trunc(bits).getZExtValue()), bits);
+            hi[i] =
+                wrap(int64_t(full.lshr(bits).trunc(bits).getZExtValue()), bits);
+          }
+          set(op->getResult(0), makeInts(shape, std::move(lo)));
+          set(op->getResult(1), makeInts(shape, std::move(hi)));
+          return done();
+        })
         .Case([&](math::AbsIOp) {
           convert(op, false, nullptr, [](const RtValue &a, int64_t i) {
             return std::abs(a.ints[i]);

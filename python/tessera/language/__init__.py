@@ -16,3 +16,6 @@ from .standard import (abs, arange, argmax, argmin, associative_scan, atomic_add
                        zeros_like)
 
 bool = int1
+
+# Random numbers are @jit functions; they need the rest of the language first.
+from .random import philox, rand, randint, randint4x, randn  # noqa: E402

@@ -227,7 +227,8 @@ def fdiv(x, y, ieee_rounding=False):
 
 
 def umulhi(x, y):
-    raise CompilationError("umulhi is not supported yet")
+    """The high 32 (or 64) bits of the product of two integers."""
+    return tensor(_call("mulhi", _t(x).handle, _t(y).handle))
 
 
 def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
