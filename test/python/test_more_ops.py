@@ -173,3 +173,38 @@ def test_fp8_rounding(device):
     # e5m2 keeps 2 mantissa bits, e4m3 3; ties go to even.
     np.testing.assert_array_equal(y, [0.09375, 1.0, 1.5, 3.0, -2.0, 96.0, 0.0, -0.5])
     np.testing.assert_array_equal(z, [0.1015625, 1.0, 1.5, 3.0, -2.25, 96.0, 0.0, -0.5])
+
+
+@tessera.jit
+def interleave_kernel(a_ptr, b_ptr, c_ptr, N: tl.constexpr):
+    r = tl.arange(0, N)
+    c = tl.interleave(tl.load(a_ptr + r), tl.load(b_ptr + r))
+    tl.store(c_ptr + tl.arange(0, 2 * N), c)
+
+
+def test_interleave(device):
+    a = np.arange(8, dtype=np.int32)
+    b = np.arange(100, 108, dtype=np.int32)
+    c = np.zeros(16, np.int32)
+    interleave_kernel[(1,)](a, b, c, N=8)
+    np.testing.assert_array_equal(c, np.stack([a, b], axis=1).ravel())
+
+
+@tessera.jit
+def swizzle_kernel(out_ptr, M: tl.constexpr, N: tl.constexpr, G: tl.constexpr):
+    i = tl.program_id(0)
+    j = tl.program_id(1)
+    ni, nj = tl.swizzle2d(i, j, M, N, G)
+    tl.store(out_ptr + (i * N + j) * 2, ni)
+    tl.store(out_ptr + (i * N + j) * 2 + 1, nj)
+
+
+def test_swizzle2d_is_a_permutation_in_groups(device):
+    M, N, G = 6, 4, 4
+    out = np.zeros(M * N * 2, np.int32)
+    swizzle_kernel[(M, N)](out, M=M, N=N, G=G)
+    pairs = out.reshape(M * N, 2)
+    assert sorted(map(tuple, pairs)) == [(i, j) for i in range(M) for j in range(N)]
+    # Consecutive linear ids walk down a group's rows first.
+    assert [tuple(p) for p in pairs[:4]] == [(0, 0), (1, 0), (2, 0), (3, 0)]
+    assert tessera.language.swizzle2d(5, 3, M, N, G) == (5, 3)  # also on plain ints

@@ -8,11 +8,13 @@ from .standard import (abs, arange, argmax, argmin, associative_scan, atomic_add
                        atomic_cas, atomic_max, atomic_min, atomic_or, atomic_xchg, atomic_xor,
                        broadcast, broadcast_to, cat, cdiv, ceil, clamp, cos, cumprod, cumsum,
                        debug_barrier, device_assert, device_print, div_rn, dot, erf, exp, exp2,
-                       expand_dims, fdiv, floor, fma, full, full_like, join, load, log, log2,
+                       expand_dims, fdiv, floor, fma, full, full_like, interleave, join, load, log,
+                       log2,
                        max, max_constancy, max_contiguous, maximum, min, minimum, multiple_of,
                        num_programs, permute, program_id, range, ravel, reduce, reshape, rsqrt,
                        sigmoid, sin, softmax, split, sqrt, sqrt_rn, static_assert, static_print,
-                       static_range, store, sum, trans, umulhi, view, where, xor_sum, zeros,
+                       static_range, store, sum, swizzle2d, trans, umulhi, view, where, xor_sum,
+                       zeros,
                        zeros_like)
 
 bool = int1

@@ -90,6 +90,19 @@ def full_like(input, value):
     return full([d.value for d in input.shape], value, input.dtype)
 
 
+def swizzle2d(i, j, size_i, size_j, size_g):
+    """Renumbers a size_i x size_j grid so that consecutive programs walk
+    groups of size_g rows column by column (better L2 reuse in matmuls)."""
+    i, j, size_i, size_j, size_g = (_unwrap(v) for v in (i, j, size_i, size_j, size_g))
+    ij = i * size_j + j
+    group_size = size_g * size_j
+    first_row = (ij // group_size) * size_g
+    rows = size_i - first_row
+    rows = minimum(rows, size_g) if isinstance(rows, tensor) else builtins.min(rows, size_g)
+    within = ij % group_size
+    return first_row + within % rows, within // rows
+
+
 def cdiv(x, div):
     x, div = _unwrap(x), _unwrap(div)
     if isinstance(x, tensor) or isinstance(div, tensor):
@@ -151,6 +164,13 @@ def cat(input, other, can_reorder=False):
 
 def join(a, b):
     return tensor(_call("join", _t(a).handle, _t(b).handle))
+
+
+def interleave(a, b):
+    """The elements of a and b alternating along the last dimension."""
+    joined = join(a, b)
+    shape = [d.value for d in joined.shape]
+    return reshape(joined, shape[:-2] + [shape[-2] * 2])
 
 
 def split(a):
