@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "backends/common/Stages.h"
 #include "frontend/Builder.h"
 #include "runtime/host/HostModule.h"
 
@@ -23,6 +24,11 @@ PYBIND11_MODULE(_tessera, m) {
   m.doc() = "Tessera's compiler and runtime, for the tessera package";
   py::register_exception<FrontendError>(m, "FrontendError");
   py::register_exception<mlir::tile::HostError>(m, "HostError");
+  py::register_exception<mlir::tile::StageError>(m, "StageError");
+  m.def("assign_layouts", &mlir::tile::assignLayouts, py::arg("tile_ir"),
+        py::arg("num_warps"), py::arg("warp_size"),
+        py::call_guard<py::gil_scoped_release>(),
+        "The tile-layout stage: every tensor given a GPU layout.");
 
   py::class_<Handle>(m, "Handle")
       .def_readonly("dtype", &Handle::dtype)

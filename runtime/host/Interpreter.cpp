@@ -984,7 +984,7 @@ private:
               }));
           return done();
         })
-        .Case<ExpandDimsOp, ReshapeOp>([&](Operation *) {
+        .Case<ExpandDimsOp, ReshapeOp, ConvertLayoutOp>([&](Operation *) {
           RtValue v = get(op->getOperand(0));
           v.shape = shape;
           set(result, std::move(v));

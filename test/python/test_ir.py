@@ -62,3 +62,15 @@ def test_static_range_unrolls():
     ir = static_loop_kernel.warmup(np.zeros(3, np.int32)).asm["tile"]
     assert "scf.for" not in ir
     assert ir.count("tile.store") == 3
+
+
+def test_the_layout_stage_coalesces_accesses():
+    asm = masked_reduce_kernel.warmup(np.zeros(1024, np.float32), np.zeros(1, np.float32), 10,
+                                      BLOCK=1024).asm
+    layout = asm["tile-layout"]
+    assert "#tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4]" in layout
+    assert "tile.convert_layout" not in layout
+    assert "module attributes {tile.num_warps = 4 : i32, tile.warp_size = 32 : i32}" in layout
+    eight = masked_reduce_kernel.warmup(np.zeros(1024, np.float32), np.zeros(1, np.float32), 10,
+                                        BLOCK=1024, num_warps=8).asm["tile-layout"]
+    assert "warpsPerCTA = [8]" in eight

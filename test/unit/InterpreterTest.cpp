@@ -228,6 +228,25 @@ TEST_F(InterpreterOpsTest, PrintsScansAndIntegerSemantics) {
             "pid (0, 0, 0) scan: [0, 1, 3, 6], -2147483647, 1073741824, -1\n");
 }
 
+/// IR with layouts (what a GPU backend receives) runs the same: layouts say
+/// nothing about values, and a convert_layout is a copy.
+TEST_F(InterpreterOpsTest, IgnoresLayouts) {
+  func::FuncOp f = parse(R"mlir(
+    #a = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+    #b = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+    func.func @k() {
+      %r = tile.make_range 0, 4 : tensor<4xi32, #a>
+      %c = tile.convert_layout %r : tensor<4xi32, #a> -> tensor<4xi32, #b>
+      tile.print "" %c : tensor<4xi32, #b>
+      return
+    })mlir");
+  std::string printed;
+  llvm::raw_string_ostream os(printed);
+  llvm::Error err = interpretKernel(f, {1, 1, 1}, {}, {}, os);
+  ASSERT_FALSE(bool(err)) << llvm::toString(std::move(err));
+  EXPECT_EQ(printed, "pid (0, 0, 0) [0, 1, 2, 3]\n");
+}
+
 TEST_F(InterpreterOpsTest, ArgumentCountIsChecked) {
   func::FuncOp f = parse("func.func @k(%x: i32) { return }");
   llvm::Error err = interpretKernel(f, {1, 1, 1}, {}, {});

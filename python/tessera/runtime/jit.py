@@ -208,7 +208,7 @@ class JITFunction:
                                 "an array, a tensor, a number, or a constexpr")
         return arg_types, divisibility, constants, launch
 
-    def _compile(self, arg_types, divisibility, constants):
+    def _compile(self, arg_types, divisibility, constants, num_warps):
         from ..compiler import codegen
         builder = _tessera.Builder()
         try:
@@ -221,6 +221,9 @@ class JITFunction:
         except Exception as e:
             raise CompilationError(str(e)) from None
         asm = {"tile": builder.text()}
+        # What a GPU backend receives: the same IR with layouts (32-lane warps
+        # until a target is chosen).
+        asm["tile-layout"] = _tessera.assign_layouts(asm["tile"], num_warps, 32)
         module = _tessera.HostModule(builder.text(with_locations=True))
         kernel = CompiledKernel(self.__name__, asm, [a for a in self.arg_names if a in arg_types],
                                 module)
@@ -233,7 +236,7 @@ class JITFunction:
         entry = self.cache.get(key)
         if entry is not None and self._is_current(entry):
             return entry["kernel"], launch
-        kernel, generated = self._compile(arg_types, divisibility, constants)
+        kernel, generated = self._compile(arg_types, divisibility, constants, num_warps)
         self.cache[key] = {
             "kernel": kernel, "source": self.cache_key,
             "dependencies": dict(generated.dependencies),
