@@ -51,29 +51,44 @@ bool staysOff(const LinearLayout &map, std::initializer_list<const char *> from,
   return true;
 }
 
+/// The offsets of an input dimension's values: the XOR of its bits' images.
+std::vector<int64_t> offsetsOf(const LinearLayout &toOffset, const char *dim) {
+  std::vector<int64_t> offsets(toOffset.getInDimSize(dim), 0);
+  for (int bit = 0; bit < toOffset.getInDimSizeLog2(dim); ++bit) {
+    int64_t image = toOffset.getBasis(dim, bit)[0];
+    for (size_t v = 0; v < offsets.size(); ++v)
+      if (v & (size_t(1) << bit))
+        offsets[v] ^= image;
+  }
+  return offsets;
+}
+
 /// Wavefronts of one warp's accesses through `toOffset` (hardware ->
 /// offset) with `vec` elements per lane.
 std::pair<int64_t, int64_t> countWavefronts(const LinearLayout &toOffset,
                                             unsigned vec, unsigned bytes) {
-  int32_t registers = toOffset.getInDimSize(kRegister);
-  int32_t lanes = toOffset.getInDimSize(kLane);
+  std::vector<int64_t> registerOffsets = offsetsOf(toOffset, kRegister);
+  std::vector<int64_t> laneOffsets = offsetsOf(toOffset, kLane);
+  int32_t registers = registerOffsets.size();
+  int32_t lanes = laneOffsets.size();
   int64_t laneBytes = int64_t(vec) * bytes;
   int32_t lanesPerPhase = std::clamp<int64_t>(
       kWavefrontBytes / std::max<int64_t>(kBankBytes, laneBytes), 1, lanes);
   int64_t wavefronts = 0, ideal = 0;
+  std::vector<std::set<int64_t>> wordsOfBank(kBanks);
   for (int32_t r0 = 0; r0 < registers; r0 += vec)
     for (int32_t first = 0; first < lanes; first += lanesPerPhase) {
-      std::map<int64_t, std::set<int64_t>> wordsOfBank;
+      for (auto &words : wordsOfBank)
+        words.clear();
       for (int32_t lane = first; lane < first + lanesPerPhase; ++lane) {
-        int64_t offset =
-            toOffset.apply({{kRegister, r0}, {kLane, lane}})[0].second;
+        int64_t offset = registerOffsets[r0] ^ laneOffsets[lane];
         int64_t begin = offset * bytes, end = begin + laneBytes;
         for (int64_t word = begin / kBankBytes; word <= (end - 1) / kBankBytes;
              ++word)
           wordsOfBank[word % kBanks].insert(word);
       }
       int64_t worst = 1;
-      for (const auto &[bank, words] : wordsOfBank)
+      for (const auto &words : wordsOfBank)
         worst = std::max<int64_t>(worst, words.size());
       wavefronts += worst;
       ideal += 1;
