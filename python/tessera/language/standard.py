@@ -38,6 +38,12 @@ def _const_int(value, what):
     return value
 
 
+def _handle_or_none(value):
+    """The handle of an optional operand (a mask, an `other`)."""
+    value = _unwrap(value)
+    return None if value is None else _t(value).handle
+
+
 def _shape(shape):
     if len(shape) == 1 and isinstance(_unwrap(shape[0]), (list, tuple)):
         shape = _unwrap(shape[0])
@@ -265,27 +271,22 @@ def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
 
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
          eviction_policy="", volatile=False):
-    mask, other = _unwrap(mask), _unwrap(other)
-    if other is not None and mask is None:
+    if _unwrap(other) is not None and _unwrap(mask) is None:
         raise CompilationError("load's 'other' needs a mask")
-    m = _t(mask).handle if mask is not None else None
-    o = _t(other).handle if other is not None else None
-    return tensor(_call("load", _t(pointer).handle, m, o, _unwrap(cache_modifier) or "",
-                        _unwrap(eviction_policy) or "", builtins.bool(_unwrap(volatile))))
+    return tensor(_call("load", _t(pointer).handle, _handle_or_none(mask), _handle_or_none(other),
+                        _unwrap(cache_modifier) or "", _unwrap(eviction_policy) or "",
+                        builtins.bool(_unwrap(volatile))))
 
 
 def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy=""):
-    mask = _unwrap(mask)
-    m = _t(mask).handle if mask is not None else None
-    _call("store", _t(pointer).handle, _t(value).handle, m, _unwrap(cache_modifier) or "",
-          _unwrap(eviction_policy) or "")
+    _call("store", _t(pointer).handle, _t(value).handle, _handle_or_none(mask),
+          _unwrap(cache_modifier) or "", _unwrap(eviction_policy) or "")
 
 
 def _atomic(kind):
     def fn(pointer, val, mask=None, sem=None, scope=None):
-        mask = _unwrap(mask)
-        m = _t(mask).handle if mask is not None else None
-        return tensor(_call("atomic_rmw", kind, _t(pointer).handle, _t(val).handle, m,
+        return tensor(_call("atomic_rmw", kind, _t(pointer).handle, _t(val).handle,
+                            _handle_or_none(mask),
                             _unwrap(sem) or "acq_rel", _unwrap(scope) or "gpu"))
     fn.__name__ = "atomic_" + kind
     return fn

@@ -77,14 +77,34 @@ def _as_pointer(value):
     return None
 
 
+class _Stages(dict):
+    """The IR of each stage. Stages that only serve inspection are made when
+    first read, not on every compile."""
+
+    def __init__(self, made, later):
+        super().__init__(made)
+        self._later = later  # stage name -> function making its text
+
+    def __missing__(self, stage):
+        if stage not in self._later:
+            raise KeyError(stage)
+        text = self[stage] = self._later.pop(stage)()
+        return text
+
+    def __contains__(self, stage):
+        return super().__contains__(stage) or stage in self._later
+
+    def keys(self):
+        return list(super().keys()) + list(self._later)
+
+
 class CompiledKernel:
     """A kernel compiled for one specialisation: its IR by stage, and what is
     needed to launch it."""
 
-    def __init__(self, name, asm, runtime_args, module):
+    def __init__(self, name, asm, module):
         self.name = name
         self.asm = asm
-        self.runtime_args = runtime_args
         self._module = module
 
     @property
@@ -220,13 +240,13 @@ class JITFunction:
             builder.optimize()
         except Exception as e:
             raise CompilationError(str(e)) from None
-        asm = {"tile": builder.text()}
+        tile = builder.text()
         # What a GPU backend receives: the same IR with layouts (32-lane warps
         # until a target is chosen).
-        asm["tile-layout"] = _tessera.assign_layouts(asm["tile"], num_warps, 32)
+        asm = _Stages({"tile": tile}, {
+            "tile-layout": lambda: _tessera.assign_layouts(tile, num_warps, 32)})
         module = _tessera.HostModule(builder.text(with_locations=True))
-        kernel = CompiledKernel(self.__name__, asm, [a for a in self.arg_names if a in arg_types],
-                                module)
+        kernel = CompiledKernel(self.__name__, asm, module)
         return kernel, generated
 
     def _get_compiled(self, arguments, num_warps, num_stages):
