@@ -1,5 +1,7 @@
 """The language ops, checked against numpy through the interpreter."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -105,7 +107,6 @@ def unary_kernel_for(name):
 
 
 def numpy_unary(name, x):
-    import math
     if name == "rsqrt":
         return 1 / np.sqrt(x)
     if name == "sigmoid":
@@ -419,3 +420,15 @@ def test_descending_range(device):
     x = np.zeros(8, np.int32)
     descending_kernel[(1,)](x, 10, BLOCK=8)
     np.testing.assert_array_equal(x, [10, 7, 4, 1, 0, 0, 0, 0])
+
+
+@tessera.jit
+def python_helpers_kernel(x_ptr, N: tl.constexpr):
+    LOG: tl.constexpr = math.log2(N)
+    tl.store(x_ptr + tl.arange(0, N), tl.full((N,), int(LOG), tl.int32))
+
+
+def test_plain_python_functions_see_constexpr_values(device):
+    x = np.zeros(8, np.int32)
+    python_helpers_kernel[(1,)](x, N=8)
+    np.testing.assert_array_equal(x, np.full(8, 3))

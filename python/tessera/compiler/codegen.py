@@ -580,8 +580,11 @@ class CodeGenerator(ast.NodeVisitor):
         from ..runtime.jit import JITFunction
         if isinstance(fn, JITFunction):
             return self.call_function(fn, args, kwargs)
-        if fn is builtins.isinstance or fn is builtins.len or fn is builtins.int or fn is builtins.float:
+        # Plain Python functions (len, math.log2...) see the values of
+        # constexprs; the language's own take constexprs as they are.
+        if not (getattr(fn, "__module__", None) or "").startswith("tessera"):
             args = [_unwrap(a) for a in args]
+            kwargs = {k: _unwrap(v) for k, v in kwargs.items()}
         return fn(*args, **kwargs)
 
 

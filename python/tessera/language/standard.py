@@ -231,10 +231,7 @@ cos = _math("cos")
 erf = _math("erf")
 floor = _math("floor")
 ceil = _math("ceil")
-
-
-def abs(x):
-    return tensor(_call("unary", "abs", _t(x).handle))
+abs = _math("abs")
 
 
 def sigmoid(x):
