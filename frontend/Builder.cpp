@@ -1003,20 +1003,19 @@ Handle frontend::Builder::dot(const Handle &a, const Handle &b,
   if (ta.isFloat() != tb.isFloat())
     fail("dot needs operands of one kind, got " + ta.name() + " and " +
          tb.name());
-  // Inputs of one type: the wider of the two.
-  DType in = ta;
-  if (ta != tb) {
-    bool bothFp8 = ta.bits() == 8 && tb.bits() == 8 && ta.isFloat();
-    in = bothFp8 ? ta : s.computationType(ta, tb, false, false, "dot");
-  }
+  // Inputs of one type (the wider of the two), except that two fp8 formats
+  // may mix.
+  bool mixedFp8 = ta != tb && ta.isFloat() && ta.bits() == 8 && tb.bits() == 8;
+  DType in = ta == tb || mixedFp8
+                 ? ta
+                 : s.computationType(ta, tb, false, false, "dot");
   DType out = outDtype.empty() ? (in.isFloat() ? DType::floating("fp32")
                                                : DType::integer(32))
                                : s.dtypeOf(outDtype);
   SmallVector<int64_t> shape(a.shape.begin(), a.shape.end());
   shape[r - 1] = b.shape[r - 1];
   Value va = s.castValue(s.valueOf(a), ta, in);
-  Value vb =
-      s.castValue(s.valueOf(b), tb, ta.bits() == 8 && tb.bits() == 8 ? tb : in);
+  Value vb = s.castValue(s.valueOf(b), tb, mixedFp8 ? tb : in);
   Value c =
       acc ? s.broadcastValue(
                 s.castValue(s.valueOf(*acc), s.dtypeOf(acc->dtype), out), shape)
