@@ -6,15 +6,18 @@
 // assembly and the binary the runtime loads.
 //
 // At the hand-off point (DESIGN.md, "The path of a kernel") a backend
-// receives `tile` IR after the target-independent pipeline; its lowering
-// produces an LLVM module whose kernels carry the vendor's kernel calling
-// convention. emitAssembly takes that module; assemble turns the assembly
-// into the binary Driver::loadModule accepts.
+// receives `tile` IR after the target-independent pipeline: assignLayouts
+// gives every tensor a layout, lower produces an LLVM module whose kernels
+// carry the vendor's kernel calling convention (device libraries linked),
+// emitAssembly optimises it and prints the assembly, and assemble turns
+// that into the binary Driver::loadModule accepts.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TESSERA_BACKENDS_BACKEND_H
 #define TESSERA_BACKENDS_BACKEND_H
+
+#include "backends/Options.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -23,8 +26,13 @@
 #include <string>
 
 namespace llvm {
+class LLVMContext;
 class Module;
-}
+} // namespace llvm
+
+namespace mlir {
+class Operation;
+} // namespace mlir
 
 namespace mlir::tile {
 
@@ -38,15 +46,6 @@ struct Target {
   unsigned warpSize = 32;
 };
 
-/// Options every backend understands; vendor ones are prefixed in their
-/// own structs.
-struct CompileOptions {
-  unsigned numWarps = 4;
-  unsigned numStages = 3;
-  unsigned numCTAs = 1;
-  bool enableFpFusion = true;
-  bool debug = false;
-};
 
 class Backend {
 public:
@@ -59,7 +58,21 @@ public:
   /// "hip:" prefix), or an error that lists what is accepted.
   virtual llvm::Expected<Target> parseTarget(llvm::StringRef arch) const = 0;
 
-  /// The assembly (PTX, AMDGCN) of a lowered LLVM module.
+  /// Gives every tensor of `module` (a builtin.module of tile IR) a layout
+  /// for the target. Errors go to the MLIR context's diagnostics.
+  virtual llvm::Error assignLayouts(mlir::Operation *module,
+                                    const Target &target,
+                                    const CompileOptions &options) const = 0;
+
+  /// Lowers `module` (tile IR with layouts) to an LLVM module in
+  /// `context`, its kernels marked and device libraries linked. Errors go to
+  /// the MLIR context's diagnostics, and a summary to the result.
+  virtual llvm::Expected<std::unique_ptr<llvm::Module>>
+  lower(mlir::Operation *module, llvm::LLVMContext &context,
+        const Target &target, const CompileOptions &options) const = 0;
+
+  /// The assembly (PTX, AMDGCN) of a lowered LLVM module, which this
+  /// optimises in place first.
   virtual llvm::Expected<std::string>
   emitAssembly(llvm::Module &module, const Target &target,
                const CompileOptions &options) const = 0;

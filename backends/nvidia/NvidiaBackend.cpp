@@ -2,7 +2,24 @@
 
 #include "backends/nvidia/NvidiaBackend.h"
 
+#include "backends/common/LowerToLLVM.h"
+#include "backends/common/Passes.h"
+#include "backends/nvidia/NvidiaTargetInfo.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/LegacyPassManager.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Transforms/IPO/Internalize.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
@@ -35,6 +52,86 @@ constexpr unsigned kCapabilities[] = {80, 86, 87, 89, 90};
 
 llvm::Error nvidiaError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// libdevice: TESSERA_LIBDEVICE, then the CUDA toolkit's (CUDA_HOME, or
+/// /usr/local/cuda).
+std::optional<std::string> findLibdevice() {
+  if (const char *path = std::getenv("TESSERA_LIBDEVICE"))
+    return std::string(path);
+  llvm::SmallVector<std::string> roots;
+  if (const char *home = std::getenv("CUDA_HOME"))
+    roots.push_back(home);
+  roots.push_back("/usr/local/cuda");
+  for (const std::string &root : roots) {
+    std::string path = root + "/nvvm/libdevice/libdevice.10.bc";
+    if (llvm::sys::fs::exists(path))
+      return path;
+  }
+  return std::nullopt;
+}
+
+/// Links the libdevice functions `module` calls (`__nv_*`), internalised so
+/// that the optimiser drops what it does not inline.
+llvm::Error linkLibdevice(llvm::Module &module) {
+  llvm::SmallVector<std::string> needed;
+  for (llvm::Function &f : module.functions())
+    if (f.isDeclaration() && f.getName().starts_with("__nv_"))
+      needed.push_back(f.getName().str());
+  if (needed.empty())
+    return llvm::Error::success();
+  std::optional<std::string> path = findLibdevice();
+  if (!path)
+    return nvidiaError("libdevice (for " + llvm::join(needed, ", ") +
+                       ") was not found: set TESSERA_LIBDEVICE or CUDA_HOME, "
+                       "or install the CUDA toolkit");
+  auto buffer = llvm::MemoryBuffer::getFile(*path);
+  if (!buffer)
+    return nvidiaError("cannot read " + *path + ": " +
+                       buffer.getError().message());
+  auto library = llvm::getOwningLazyBitcodeModule(std::move(*buffer),
+                                                  module.getContext());
+  if (!library)
+    return nvidiaError("cannot read " + *path + ": " +
+                       llvm::toString(library.takeError()));
+  (*library)->setTargetTriple(module.getTargetTriple());
+  (*library)->setDataLayout(module.getDataLayout());
+  if (llvm::Linker::linkModules(
+          module, std::move(*library), llvm::Linker::Flags::LinkOnlyNeeded,
+          [](llvm::Module &m, const llvm::StringSet<> &linked) {
+            llvm::internalizeModule(m, [&](const llvm::GlobalValue &gv) {
+              return !gv.hasName() || !linked.contains(gv.getName());
+            });
+          }))
+    return nvidiaError("cannot link " + *path);
+  return llvm::Error::success();
+}
+
+void initializeNvptx() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createMachine(const Target &target, const CompileOptions &options) {
+  initializeNvptx();
+  llvm::Triple triple(kTriple);
+  std::string error;
+  const llvm::Target *nvptx = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!nvptx)
+    return nvidiaError("the NVPTX code generator is missing: " + error);
+  llvm::TargetOptions targetOptions;
+  targetOptions.AllowFPOpFusion = options.enableFpFusion
+                                      ? llvm::FPOpFusion::Fast
+                                      : llvm::FPOpFusion::Standard;
+  return std::unique_ptr<llvm::TargetMachine>(nvptx->createTargetMachine(
+      triple, target.arch, kPtxFeature, targetOptions, llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
 }
 
 /// ptxas: TESSERA_PTXAS, then PATH, then the CUDA toolkit's usual place.
@@ -72,37 +169,72 @@ public:
     return target;
   }
 
+  llvm::Error assignLayouts(mlir::Operation *module, const Target &target,
+                            const CompileOptions &options) const override {
+    mlir::PassManager pm(module->getContext());
+    pm.addPass(createTileAssignLayoutsPass({options.numWarps, target.warpSize}));
+    pm.addPass(mlir::createCanonicalizerPass());
+    pm.addPass(mlir::createCSEPass());
+    if (mlir::failed(pm.run(module)))
+      return nvidiaError("layout assignment failed");
+    return llvm::Error::success();
+  }
+
+  llvm::Expected<std::unique_ptr<llvm::Module>>
+  lower(mlir::Operation *op, llvm::LLVMContext &context, const Target &target,
+        const CompileOptions &options) const override {
+    auto module = llvm::cast<mlir::ModuleOp>(op);
+    module->getContext()->loadDialect<mlir::NVVM::NVVMDialect>();
+    NvidiaTargetInfo info;
+    if (mlir::failed(lowerToLLVM(module, info)))
+      return nvidiaError("lowering to the LLVM dialect failed");
+    mlir::DialectRegistry registry;
+    mlir::registerBuiltinDialectTranslation(registry);
+    mlir::registerLLVMDialectTranslation(registry);
+    mlir::registerNVVMDialectTranslation(registry);
+    module->getContext()->appendDialectRegistry(registry);
+    std::unique_ptr<llvm::Module> llvmModule =
+        mlir::translateModuleToLLVMIR(module, context, "tessera");
+    if (!llvmModule)
+      return nvidiaError("translation to LLVM IR failed");
+    auto machine = createMachine(target, options);
+    if (!machine)
+      return machine.takeError();
+    llvmModule->setTargetTriple(llvm::Triple(kTriple));
+    llvmModule->setDataLayout((*machine)->createDataLayout());
+    if (llvm::Error error = linkLibdevice(*llvmModule))
+      return std::move(error);
+    return std::move(llvmModule);
+  }
+
   llvm::Expected<std::string>
   emitAssembly(llvm::Module &module, const Target &target,
                const CompileOptions &options) const override {
-    static std::once_flag once;
-    std::call_once(once, [] {
-      LLVMInitializeNVPTXTargetInfo();
-      LLVMInitializeNVPTXTarget();
-      LLVMInitializeNVPTXTargetMC();
-      LLVMInitializeNVPTXAsmPrinter();
-    });
-    llvm::Triple triple(kTriple);
-    std::string error;
-    const llvm::Target *nvptx =
-        llvm::TargetRegistry::lookupTarget(triple, error);
-    if (!nvptx)
-      return nvidiaError("the NVPTX code generator is missing: " + error);
-    llvm::TargetOptions targetOptions;
-    targetOptions.AllowFPOpFusion = options.enableFpFusion
-                                        ? llvm::FPOpFusion::Fast
-                                        : llvm::FPOpFusion::Standard;
-    std::unique_ptr<llvm::TargetMachine> machine(nvptx->createTargetMachine(
-        triple, target.arch, kPtxFeature, targetOptions, llvm::Reloc::PIC_,
-        std::nullopt, llvm::CodeGenOptLevel::Aggressive));
-    module.setTargetTriple(triple);
-    module.setDataLayout(machine->createDataLayout());
+    auto machine = createMachine(target, options);
+    if (!machine)
+      return machine.takeError();
+    module.setTargetTriple(llvm::Triple(kTriple));
+    module.setDataLayout((*machine)->createDataLayout());
+    {
+      llvm::LoopAnalysisManager lam;
+      llvm::FunctionAnalysisManager fam;
+      llvm::CGSCCAnalysisManager cgam;
+      llvm::ModuleAnalysisManager mam;
+      llvm::PassBuilder builder(machine->get());
+      builder.registerModuleAnalyses(mam);
+      builder.registerCGSCCAnalyses(cgam);
+      builder.registerFunctionAnalyses(fam);
+      builder.registerLoopAnalyses(lam);
+      builder.crossRegisterProxies(lam, fam, cgam, mam);
+      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
+          .run(module, mam);
+    }
     std::string ptx;
     llvm::raw_string_ostream os(ptx);
     llvm::buffer_ostream stream(os);
     llvm::legacy::PassManager passes;
-    if (machine->addPassesToEmitFile(passes, stream, nullptr,
-                                     llvm::CodeGenFileType::AssemblyFile))
+    if ((*machine)->addPassesToEmitFile(passes, stream, nullptr,
+                                        llvm::CodeGenFileType::AssemblyFile))
       return nvidiaError("NVPTX cannot emit assembly for this module");
     passes.run(module);
     return std::string(stream.str());

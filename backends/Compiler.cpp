@@ -1,0 +1,95 @@
+//===- Compiler.cpp - tile IR to a loadable binary, for any target --------===//
+
+#include "backends/Compiler.h"
+
+#include "backends/Backend.h"
+#include "backends/common/LowerToLLVM.h"
+#include "ir/Tile/KernelDialects.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+std::string printModule(ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os);
+  return text;
+}
+} // namespace
+
+CompiledKernel mlir::tile::compileKernel(const std::string &tileIR,
+                                         const std::string &targetSpec,
+                                         const CompileOptions &options) {
+  auto resolved = resolveTarget(targetSpec);
+  if (!resolved)
+    throw StageError(llvm::toString(resolved.takeError()));
+  auto [backend, target] = *resolved;
+
+  DialectRegistry registry;
+  registerKernelDialects(registry);
+  MLIRContext context(registry);
+  std::string messages;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    llvm::raw_string_ostream os(messages);
+    os << diag.getLocation() << ": " << diag.str() << "\n";
+    for (const Diagnostic &note : diag.getNotes())
+      os << note.getLocation() << ": note: " << note.str() << "\n";
+    return success();
+  });
+  auto fail = [&](llvm::Error error) -> StageError {
+    std::string summary = llvm::toString(std::move(error));
+    return StageError(messages.empty() ? summary
+                                       : summary + ":\n" + messages);
+  };
+
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(tileIR, &context);
+  if (!module)
+    throw StageError("cannot parse the kernel's IR:\n" + messages);
+  CompiledKernel kernel;
+  for (auto func : module->getOps<func::FuncOp>())
+    if (func.isPublic() && !func.isExternal())
+      kernel.name = func.getName().str();
+  if (kernel.name.empty())
+    throw StageError("the module has no kernel (a public function)");
+  kernel.backend = target.backend;
+  kernel.arch = target.arch;
+  kernel.warpSize = target.warpSize;
+  kernel.numWarps = options.numWarps;
+
+  if (llvm::Error error = backend->assignLayouts(*module, target, options))
+    throw fail(std::move(error));
+  kernel.tileLayout = printModule(*module);
+
+  llvm::LLVMContext llvmContext;
+  auto llvmModule = backend->lower(*module, llvmContext, target, options);
+  if (!llvmModule)
+    throw fail(llvmModule.takeError());
+  if (auto shared = (*module)->getAttrOfType<IntegerAttr>(kSharedBytesAttr))
+    kernel.sharedBytes = shared.getInt();
+
+  auto assembly = backend->emitAssembly(**llvmModule, target, options);
+  if (!assembly)
+    throw fail(assembly.takeError());
+  kernel.assembly = std::move(*assembly);
+  {
+    llvm::raw_string_ostream os(kernel.llvmIR);
+    (*llvmModule)->print(os, nullptr);
+  }
+  auto binary = backend->assemble(kernel.assembly, target);
+  if (binary)
+    kernel.binary = std::move(*binary);
+  else
+    kernel.binaryNote = llvm::toString(binary.takeError());
+  return kernel;
+}

@@ -1,0 +1,44 @@
+//===- Compiler.h - tile IR to a loadable binary, for any target ----------===//
+//
+// The whole backend path of one kernel behind one call: layouts, lowering,
+// assembly, binary, with the text of every stage. Standard library only:
+// the Python bindings and tessera-compile use it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSERA_BACKENDS_COMPILER_H
+#define TESSERA_BACKENDS_COMPILER_H
+
+#include "backends/Options.h"
+#include "backends/common/Stages.h"
+
+#include <string>
+
+namespace mlir::tile {
+
+struct CompiledKernel {
+  /// The kernel's symbol in the binary.
+  std::string name;
+  /// "nvidia", "amd"; the architecture ("sm_90a"); lanes per warp.
+  std::string backend, arch;
+  unsigned warpSize = 32;
+  unsigned numWarps = 4;
+  /// Dynamic shared memory each block needs.
+  unsigned sharedBytes = 0;
+  /// The stages: tile IR with layouts, LLVM IR (optimised), assembly.
+  std::string tileLayout, llvmIR, assembly;
+  /// What the driver loads; empty when the assembler is missing, in which
+  /// case `binaryNote` says why and the driver loads `assembly`.
+  std::string binary, binaryNote;
+};
+
+/// Compiles `tileIR` (one kernel, after the target-independent pipeline) for
+/// `target` ("cuda:90", "sm_80", ...). Throws StageError with the
+/// diagnostics, located in the kernel's source, when it cannot.
+CompiledKernel compileKernel(const std::string &tileIR,
+                             const std::string &target,
+                             const CompileOptions &options);
+
+} // namespace mlir::tile
+
+#endif // TESSERA_BACKENDS_COMPILER_H

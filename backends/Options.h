@@ -1,0 +1,24 @@
+//===- Options.h - compile options every backend understands --------------===//
+//
+// Standard library only: the Python bindings include it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSERA_BACKENDS_OPTIONS_H
+#define TESSERA_BACKENDS_OPTIONS_H
+
+namespace mlir::tile {
+
+/// Options every backend understands; vendor ones are prefixed in their
+/// own structs.
+struct CompileOptions {
+  unsigned numWarps = 4;
+  unsigned numStages = 3;
+  unsigned numCTAs = 1;
+  bool enableFpFusion = true;
+  bool debug = false;
+};
+
+} // namespace mlir::tile
+
+#endif // TESSERA_BACKENDS_OPTIONS_H

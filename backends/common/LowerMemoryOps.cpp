@@ -1,0 +1,540 @@
+//===- LowerMemoryOps.cpp - loads, stores, atomics, print and assert ------===//
+
+#include "backends/common/Lowering.h"
+
+#include "ir/Tile/TileOps.h"
+#include "transforms/AxisInfo.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+Value trueValue(OpBuilder &b, Location loc) {
+  return arith::ConstantIntOp::create(b, loc, 1, 1);
+}
+
+Value andValues(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  return arith::AndIOp::create(b, loc, lhs, rhs);
+}
+
+/// How many consecutive registers a load or store moves as one vector: they
+/// are consecutive elements of the layout, contiguous and aligned in
+/// memory, under one mask value, and at most 16 bytes.
+unsigned memoryVectorWidth(const LoweringState &state, Value ptr, Value mask,
+                           unsigned elementBytes) {
+  std::optional<LinearLayout> layout = layoutOf(ptr.getType());
+  if (!layout || elementBytes > 8)
+    return 1;
+  unsigned best = 1, dim = 0;
+  for (unsigned d = 0; d < layout->getNumOutDims(); ++d) {
+    unsigned n = layout->getNumConsecutive(kRegister, dimName(d));
+    if (n > best)
+      best = n, dim = d;
+  }
+  int64_t vec = std::min<int64_t>(best, 16 / elementBytes);
+  const AxisInfo *info = state.axis.lookup(ptr);
+  vec = std::min<int64_t>(
+      vec, info ? getAlignedContiguity(*info, dim, elementBytes) : 1);
+  if (mask) {
+    const AxisInfo *maskInfo = state.axis.lookup(mask);
+    vec = std::min<int64_t>(vec, maskInfo ? maskInfo->getConstancy(dim) : 1);
+  }
+  return llvm::bit_floor(uint64_t(std::max<int64_t>(vec, 1)));
+}
+
+/// Memory holds booleans as bytes.
+Type memoryType(Type element, OpBuilder &b) {
+  return element.isInteger(1) ? b.getI8Type() : element;
+}
+
+Value packVector(OpBuilder &b, Location loc, ArrayRef<Value> values,
+                 Type type) {
+  if (values.size() == 1)
+    return values[0];
+  Value vec = LLVM::PoisonOp::create(b, loc, type);
+  for (auto [i, v] : llvm::enumerate(values))
+    vec = LLVM::InsertElementOp::create(b, loc, vec, v,
+                                        i32Constant(b, loc, i));
+  return vec;
+}
+
+void unpackVector(OpBuilder &b, Location loc, Value vec, unsigned n,
+                  SmallVectorImpl<Value> &out) {
+  if (n == 1) {
+    out.push_back(vec);
+    return;
+  }
+  for (unsigned i = 0; i < n; ++i)
+    out.push_back(LLVM::ExtractElementOp::create(b, loc, vec,
+                                                 i32Constant(b, loc, i)));
+}
+
+Value toMemory(OpBuilder &b, Location loc, Value value) {
+  return value.getType().isInteger(1)
+             ? Value(arith::ExtUIOp::create(b, loc, b.getI8Type(), value))
+             : value;
+}
+
+Value fromMemory(OpBuilder &b, Location loc, Value value, Type element) {
+  if (!element.isInteger(1))
+    return value;
+  Value zero = arith::ConstantIntOp::create(b, loc, 0, 8);
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, value, zero);
+}
+
+/// i1: the running thread is thread 0 of the block (the one that does what
+/// a scalar op does once).
+Value isFirstThread(OpBuilder &b, Location loc, const TargetInfo &target) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                               target.threadId(b, loc), i32Constant(b, loc, 0));
+}
+
+/// Gives every thread the values of a tensor in `layout` (none: a scalar)
+/// that only its canonical holders (`isCanonical`; for a scalar, thread 0)
+/// computed, through shared memory.
+SmallVector<Value> shareFromCanonical(OpBuilder &b, Location loc,
+                                      LoweringState &state,
+                                      std::optional<LinearLayout> layout,
+                                      ArrayRef<int64_t> shape,
+                                      ArrayRef<Value> values,
+                                      Value isCanonical) {
+  Type type = values[0].getType();
+  unsigned bytes = storageBytes(type);
+  int64_t elements = 1;
+  for (int64_t size : shape)
+    elements *= size;
+  state.requireShared(elements * bytes);
+  SmallVector<Value> addresses;
+  if (layout) {
+    HardwareIds ids = emitHardwareIds(b, loc, state.target);
+    for (ArrayRef<Value> coords : emitCoords(b, loc, *layout, ids)) {
+      Value linear = i32Constant(b, loc, 0);
+      for (auto [c, size] : llvm::zip(coords, shape))
+        linear = arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc, linear, i32Constant(b, loc, size)),
+            c);
+      addresses.push_back(sharedAddress(
+          b, loc, state,
+          arith::MulIOp::create(b, loc, linear, i32Constant(b, loc, bytes))));
+    }
+  } else {
+    addresses.push_back(sharedAddress(b, loc, state, i32Constant(b, loc, 0)));
+  }
+  state.target.barrier(b, loc);
+  for (auto [r, value] : llvm::enumerate(values)) {
+    if (layout && isDuplicateRegister(*layout, r))
+      continue;
+    scf::IfOp::create(b, loc, isCanonical, [&](OpBuilder &b, Location loc) {
+      storeShared(b, loc, addresses[r], value);
+      scf::YieldOp::create(b, loc);
+    });
+  }
+  state.target.barrier(b, loc);
+  SmallVector<Value> result;
+  for (Value address : addresses)
+    result.push_back(loadShared(b, loc, address, type));
+  return result;
+}
+
+class LoadPattern : public LoweringPattern<LoadOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(LoadOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type element = convertElement(op.getType());
+    Type stored = memoryType(element, rewriter);
+    ValueRange ptrs = adaptor.getPtr();
+    unsigned vec = isa<LLVM::LLVMPointerType>(stored)
+                       ? 1
+                       : memoryVectorWidth(state, op.getPtr(), op.getMask(),
+                                           storageBytes(stored));
+    Type accessType = vec == 1 ? stored : VectorType::get(vec, stored);
+    SmallVector<Value> values;
+    for (unsigned r = 0; r < ptrs.size(); r += vec) {
+      Value pred =
+          op.getMask() ? adaptor.getMask()[r] : trueValue(rewriter, loc);
+      Value other;
+      if (op.getOther()) {
+        SmallVector<Value> others;
+        for (unsigned i = 0; i < vec; ++i)
+          others.push_back(toMemory(rewriter, loc, adaptor.getOther()[r + i]));
+        other = packVector(rewriter, loc, others, accessType);
+      }
+      Value loaded = state.target.loadGlobal(
+          rewriter, loc, ptrs[r], accessType, pred, other, op.getCache(),
+          op.getEvict(), op.getIsVolatile());
+      SmallVector<Value> parts;
+      unpackVector(rewriter, loc, loaded, vec, parts);
+      for (Value part : parts)
+        values.push_back(fromMemory(rewriter, loc, part, element));
+    }
+    replaceWithRegisters(rewriter, op, values);
+    return success();
+  }
+};
+
+class StorePattern : public LoweringPattern<StoreOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(StoreOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type element = convertElement(op.getValue().getType());
+    Type stored = memoryType(element, rewriter);
+    std::optional<LinearLayout> layout = layoutOf(op.getPtr().getType());
+    // Only one thread writes each element.
+    Value canonical =
+        layout ? emitIsCanonicalThread(
+                     rewriter, loc, *layout,
+                     emitHardwareIds(rewriter, loc, state.target))
+               : isFirstThread(rewriter, loc, state.target);
+    ValueRange ptrs = adaptor.getPtr();
+    unsigned vec = isa<LLVM::LLVMPointerType>(stored)
+                       ? 1
+                       : memoryVectorWidth(state, op.getPtr(), op.getMask(),
+                                           storageBytes(stored));
+    Type accessType = vec == 1 ? stored : VectorType::get(vec, stored);
+    for (unsigned r = 0; r < ptrs.size(); r += vec) {
+      if (layout && isDuplicateRegister(*layout, r))
+        continue;
+      Value pred = canonical;
+      if (op.getMask())
+        pred = andValues(rewriter, loc, pred, adaptor.getMask()[r]);
+      SmallVector<Value> parts;
+      for (unsigned i = 0; i < vec; ++i)
+        parts.push_back(toMemory(rewriter, loc, adaptor.getValue()[r + i]));
+      state.target.storeGlobal(rewriter, loc, ptrs[r],
+                               packVector(rewriter, loc, parts, accessType),
+                               pred, op.getCache(), op.getEvict());
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+LLVM::AtomicOrdering llvmOrdering(MemOrder order) {
+  switch (order) {
+  case MemOrder::relaxed:
+    return LLVM::AtomicOrdering::monotonic;
+  case MemOrder::acquire:
+    return LLVM::AtomicOrdering::acquire;
+  case MemOrder::release:
+    return LLVM::AtomicOrdering::release;
+  case MemOrder::acq_rel:
+    return LLVM::AtomicOrdering::acq_rel;
+  }
+  llvm_unreachable("unknown memory order");
+}
+
+LLVM::AtomicBinOp llvmBinOp(RMWKind kind, bool isFloat) {
+  switch (kind) {
+  case RMWKind::add:
+    return isFloat ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add;
+  case RMWKind::fadd:
+    return LLVM::AtomicBinOp::fadd;
+  case RMWKind::max:
+    return isFloat ? LLVM::AtomicBinOp::fmax : LLVM::AtomicBinOp::max;
+  case RMWKind::min:
+    return isFloat ? LLVM::AtomicBinOp::fmin : LLVM::AtomicBinOp::min;
+  case RMWKind::umax:
+    return LLVM::AtomicBinOp::umax;
+  case RMWKind::umin:
+    return LLVM::AtomicBinOp::umin;
+  case RMWKind::And:
+    return LLVM::AtomicBinOp::_and;
+  case RMWKind::Or:
+    return LLVM::AtomicBinOp::_or;
+  case RMWKind::Xor:
+    return LLVM::AtomicBinOp::_xor;
+  case RMWKind::xchg:
+    return LLVM::AtomicBinOp::xchg;
+  }
+  llvm_unreachable("unknown atomic kind");
+}
+
+/// Runs `atomic` for each register where its predicate holds, in one thread
+/// per element, and gives every holder of an element the old value.
+template <typename Op>
+LogicalResult lowerAtomic(
+    Op op, ValueRange ptrs, ValueRange masks, LoweringState &state,
+    ConversionPatternRewriter &rewriter,
+    llvm::function_ref<Value(OpBuilder &, Location, unsigned)> atomic) {
+  Location loc = op.getLoc();
+  Type type = op.getResult().getType();
+  std::optional<LinearLayout> layout = layoutOf(type);
+  Type element = getElementTypeOrSelf(type);
+  Value canonical =
+      layout ? emitIsCanonicalThread(
+                   rewriter, loc, *layout,
+                   emitHardwareIds(rewriter, loc, state.target))
+             : isFirstThread(rewriter, loc, state.target);
+  SmallVector<Value> values;
+  for (unsigned r = 0; r < ptrs.size(); ++r) {
+    Value pred = canonical;
+    if (!masks.empty())
+      pred = andValues(rewriter, loc, pred, masks[r]);
+    bool duplicate = layout && isDuplicateRegister(*layout, r);
+    if (duplicate)
+      pred = arith::ConstantIntOp::create(rewriter, loc, 0, 1);
+    auto branch = scf::IfOp::create(
+        rewriter, loc, pred,
+        [&](OpBuilder &b, Location loc) {
+          scf::YieldOp::create(b, loc, atomic(b, loc, r));
+        },
+        [&](OpBuilder &b, Location loc) {
+          scf::YieldOp::create(b, loc,
+                               Value(LLVM::ZeroOp::create(b, loc, element)));
+        });
+    values.push_back(branch.getResult(0));
+  }
+  bool everyHolderHasIt =
+      layout && llvm::all_of(layout->getFreeVariableMasks(),
+                             [](auto &mask) { return mask.second == 0; });
+  if (!op.getResult().use_empty() && !everyHolderHasIt) {
+    ArrayRef<int64_t> shape;
+    if (auto tensor = dyn_cast<RankedTensorType>(type))
+      shape = tensor.getShape();
+    values = shareFromCanonical(rewriter, loc, state, layout, shape, values,
+                                canonical);
+  }
+  replaceWithRegisters(rewriter, op, values);
+  return success();
+}
+
+class AtomicRMWPattern : public LoweringPattern<AtomicRMWOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(AtomicRMWOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type element = getElementTypeOrSelf(op.getType());
+    LLVM::AtomicBinOp binOp = llvmBinOp(op.getKind(), isa<FloatType>(element));
+    StringRef scope = state.target.syncScope(op.getScope());
+    LLVM::AtomicOrdering ordering = llvmOrdering(op.getOrder());
+    ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange();
+    return lowerAtomic(
+        op, adaptor.getPtr(), masks, state, rewriter,
+        [&](OpBuilder &b, Location loc, unsigned r) -> Value {
+          return LLVM::AtomicRMWOp::create(b, loc, binOp, adaptor.getPtr()[r],
+                                           adaptor.getVal()[r], ordering,
+                                           scope);
+        });
+  }
+};
+
+class AtomicCASPattern : public LoweringPattern<AtomicCASOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(AtomicCASOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type element = getElementTypeOrSelf(op.getType());
+    StringRef scope = state.target.syncScope(op.getScope());
+    LLVM::AtomicOrdering success = llvmOrdering(op.getOrder());
+    // A failed exchange only reads.
+    LLVM::AtomicOrdering failure =
+        success == LLVM::AtomicOrdering::acq_rel ||
+                success == LLVM::AtomicOrdering::acquire
+            ? LLVM::AtomicOrdering::acquire
+            : LLVM::AtomicOrdering::monotonic;
+    return lowerAtomic(
+        op, adaptor.getPtr(), ValueRange(), state, rewriter,
+        [&](OpBuilder &b, Location loc, unsigned r) -> Value {
+          Value cmp = adaptor.getCmp()[r], val = adaptor.getVal()[r];
+          Type intType = b.getIntegerType(element.getIntOrFloatBitWidth());
+          if (isa<FloatType>(element)) {
+            cmp = arith::BitcastOp::create(b, loc, intType, cmp);
+            val = arith::BitcastOp::create(b, loc, intType, val);
+          }
+          auto cas = LLVM::AtomicCmpXchgOp::create(
+              b, loc, adaptor.getPtr()[r], cmp, val, success, failure, scope);
+          Value old = LLVM::ExtractValueOp::create(b, loc, cas, 0);
+          return isa<FloatType>(element)
+                     ? Value(arith::BitcastOp::create(b, loc, element, old))
+                     : old;
+        });
+  }
+};
+
+/// The file, line and function a location names, for messages.
+struct SourcePlace {
+  std::string file = "<unknown>";
+  unsigned line = 0;
+};
+
+SourcePlace sourcePlace(Location loc) {
+  SourcePlace place;
+  loc->walk([&](Location inner) {
+    if (auto fileLoc = dyn_cast<FileLineColLoc>(inner)) {
+      place.file = fileLoc.getFilename().str();
+      place.line = fileLoc.getLine();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return place;
+}
+
+/// One printf per element: "pid (x, y, z) idx (i, j)<prefix> <value>".
+class PrintPattern : public LoweringPattern<PrintOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(PrintOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    const TargetInfo &target = state.target;
+    SmallVector<Value> pids;
+    for (ProgramAxis axis : {ProgramAxis::x, ProgramAxis::y, ProgramAxis::z})
+      pids.push_back(target.programId(rewriter, loc, axis));
+    if (op.getArgs().empty()) {
+      printOnce(rewriter, loc, "pid (%d, %d, %d)" + escape(op.getPrefix()) +
+                                   "\n",
+                pids);
+      rewriter.eraseOp(op);
+      return success();
+    }
+    for (auto [k, arg] : llvm::enumerate(op.getArgs())) {
+      bool isSigned = op.getIsSigned().empty() || op.getIsSigned()[k];
+      std::optional<LinearLayout> layout = layoutOf(arg.getType());
+      ValueRange values = adaptor.getArgs()[k];
+      if (!layout) {
+        SmallVector<Value> args(pids);
+        std::string spec = formatValue(rewriter, loc, values[0], op.getHex(),
+                                       isSigned, args);
+        printOnce(rewriter, loc,
+                  "pid (%d, %d, %d)" + escape(op.getPrefix()) + " " + spec +
+                      "\n",
+                  args);
+        continue;
+      }
+      HardwareIds ids = emitHardwareIds(rewriter, loc, target);
+      Value canonical = emitIsCanonicalThread(rewriter, loc, *layout, ids);
+      SmallVector<SmallVector<Value>> coords =
+          emitCoords(rewriter, loc, *layout, ids);
+      for (auto [r, value] : llvm::enumerate(values)) {
+        if (isDuplicateRegister(*layout, r))
+          continue;
+        SmallVector<Value> args(pids);
+        std::string format = "pid (%d, %d, %d) idx (";
+        for (auto [d, c] : llvm::enumerate(coords[r])) {
+          format += d ? ", %d" : "%d";
+          args.push_back(c);
+        }
+        format += ")" + escape(op.getPrefix()) + " " +
+                  formatValue(rewriter, loc, value, op.getHex(), isSigned,
+                              args) +
+                  "\n";
+        scf::IfOp::create(rewriter, loc, canonical,
+                          [&](OpBuilder &b, Location loc) {
+                            target.printf(b, loc, format, args);
+                            scf::YieldOp::create(b, loc);
+                          });
+      }
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+private:
+  static std::string escape(StringRef text) {
+    std::string result;
+    for (char c : text) {
+      result += c;
+      if (c == '%')
+        result += '%';
+    }
+    return result;
+  }
+
+  void printOnce(OpBuilder &b, Location loc, const std::string &format,
+                 ArrayRef<Value> args) const {
+    scf::IfOp::create(b, loc, isFirstThread(b, loc, state.target),
+                      [&](OpBuilder &b, Location loc) {
+                        state.target.printf(b, loc, format, args);
+                        scf::YieldOp::create(b, loc);
+                      });
+  }
+
+  /// The printf conversion of `value`, appending what it prints to `args`
+  /// (promoted as C's varargs are).
+  static std::string formatValue(OpBuilder &b, Location loc, Value value,
+                                 bool hex, bool isSigned,
+                                 SmallVectorImpl<Value> &args) {
+    Type type = value.getType();
+    if (isa<LLVM::LLVMPointerType>(type)) {
+      args.push_back(value);
+      return "%p";
+    }
+    if (isa<FloatType>(type)) {
+      args.push_back(type.isF64() ? value
+                                  : Value(arith::ExtFOp::create(
+                                        b, loc, b.getF64Type(), value)));
+      return "%f";
+    }
+    unsigned bits = type.getIntOrFloatBitWidth();
+    if (bits < 32)
+      value = isSigned && !hex && bits > 1
+                  ? Value(arith::ExtSIOp::create(b, loc, b.getI32Type(), value))
+                  : Value(arith::ExtUIOp::create(b, loc, b.getI32Type(), value));
+    args.push_back(value);
+    std::string length = bits == 64 ? "ll" : "";
+    if (hex)
+      return "0x%" + length + "x";
+    return "%" + length + (isSigned ? "d" : "u");
+  }
+};
+
+class AssertPattern : public LoweringPattern<AssertOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(AssertOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SourcePlace place = sourcePlace(loc);
+    std::string function = "<kernel>";
+    if (auto func = op->getParentOfType<func::FuncOp>())
+      function = func.getName().str();
+    Value failed;
+    for (Value cond : adaptor.getCondition()) {
+      Value isFalse = arith::XOrIOp::create(rewriter, loc, cond,
+                                            trueValue(rewriter, loc));
+      failed = failed ? Value(arith::OrIOp::create(rewriter, loc, failed,
+                                                   isFalse))
+                      : isFalse;
+    }
+    scf::IfOp::create(rewriter, loc, failed, [&](OpBuilder &b, Location loc) {
+      state.target.assertFail(b, loc, op.getMessage(), place.file, place.line,
+                              function);
+      scf::YieldOp::create(b, loc);
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tile::populateMemoryOpPatterns(TypeConverter &converter,
+                                          RewritePatternSet &patterns,
+                                          LoweringState &state) {
+  patterns.add<LoadPattern, StorePattern, AtomicRMWPattern, AtomicCASPattern,
+               PrintPattern, AssertPattern>(converter, state);
+}

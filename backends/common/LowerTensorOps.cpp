@@ -1,0 +1,547 @@
+//===- LowerTensorOps.cpp - elementwise ops, views and layout changes -----===//
+
+#include "backends/common/Lowering.h"
+
+#include "ir/Layout/ConversionPlan.h"
+#include "ir/Tile/TileOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// An arith or math op on tensors: the same op on each register.
+class ElementwisePattern : public ConversionPattern {
+public:
+  ElementwisePattern(const TypeConverter &converter, MLIRContext *context)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1,
+                          context) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<ValueRange> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+        isa<arith::ConstantOp>(op) || op->getNumRegions() ||
+        op->getNumResults() != 1)
+      return failure();
+    Type resultType = getTypeConverter()->convertType(
+        getElementTypeOrSelf(op->getResult(0).getType()));
+    size_t n = 1;
+    for (ValueRange registers : operands)
+      n = std::max(n, registers.size());
+    SmallVector<Value> results;
+    for (size_t i = 0; i < n; ++i) {
+      OperationState state(op->getLoc(), op->getName());
+      for (ValueRange registers : operands)
+        state.operands.push_back(registers.size() == 1 ? registers[0]
+                                                       : registers[i]);
+      state.types.push_back(resultType);
+      state.attributes = op->getAttrs();
+      results.push_back(rewriter.create(state)->getResult(0));
+    }
+    replaceWithRegisters(rewriter, op, results);
+    return success();
+  }
+};
+
+class ConstantPattern : public LoweringPattern<arith::ConstantOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(arith::ConstantOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::optional<LinearLayout> layout = layoutOf(op.getType());
+    auto splat = dyn_cast<SplatElementsAttr>(op.getValue());
+    if (!layout)
+      return failure();
+    if (!splat)
+      return loweringError(
+          op, "only splat tensor constants can be lowered");
+    Value scalar = arith::ConstantOp::create(
+        rewriter, op.getLoc(), cast<TypedAttr>(splat.getSplatValue<Attribute>()));
+    replaceWithRegisters(
+        rewriter, op, SmallVector<Value>(numRegisters(*layout), scalar));
+    return success();
+  }
+};
+
+class SplatPattern : public LoweringPattern<SplatOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(SplatOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::optional<LinearLayout> layout = layoutOf(op.getType());
+    if (!layout)
+      return failure();
+    replaceWithRegisters(rewriter, op,
+                         SmallVector<Value>(numRegisters(*layout),
+                                            adaptor.getSrc().front()));
+    return success();
+  }
+};
+
+class MakeRangePattern : public LoweringPattern<MakeRangeOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(MakeRangeOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::optional<LinearLayout> layout = layoutOf(op.getType());
+    if (!layout)
+      return failure();
+    Location loc = op.getLoc();
+    HardwareIds ids = emitHardwareIds(rewriter, loc, state.target);
+    SmallVector<Value> values;
+    Value start = i32Constant(rewriter, loc, op.getStart());
+    for (ArrayRef<Value> coords : emitCoords(rewriter, loc, *layout, ids))
+      values.push_back(op.getStart() ? Value(arith::AddIOp::create(
+                                           rewriter, loc, coords[0], start))
+                                     : coords[0]);
+    replaceWithRegisters(rewriter, op, values);
+    return success();
+  }
+};
+
+class AddPtrPattern : public LoweringPattern<AddPtrOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(AddPtrOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type pointee = getPointeeType(op.getType());
+    Type element = convertElement(pointee);
+    if (element.isInteger(1))
+      element = rewriter.getI8Type();
+    ValueRange ptrs = adaptor.getPtr(), offsets = adaptor.getOffset();
+    SmallVector<Value> values;
+    for (size_t i = 0, e = std::max(ptrs.size(), offsets.size()); i < e; ++i) {
+      Value ptr = ptrs.size() == 1 ? ptrs[0] : ptrs[i];
+      Value offset = offsets.size() == 1 ? offsets[0] : offsets[i];
+      values.push_back(LLVM::GEPOp::create(rewriter, op.getLoc(),
+                                           ptr.getType(), element, ptr,
+                                           ValueRange{offset}));
+    }
+    replaceWithRegisters(rewriter, op, values);
+    return success();
+  }
+};
+
+/// Lowers an op whose result holds elements of its operand found by a linear
+/// map of coordinates, when both layouts put them in the same threads.
+template <typename Op>
+LogicalResult
+lowerByRegisterMap(Op op, ValueRange src, ConversionPatternRewriter &rewriter,
+                   llvm::function_ref<SmallVector<int32_t>(ArrayRef<int32_t>)>
+                       toSrc) {
+  std::optional<LinearLayout> srcLayout = layoutOf(op.getSrc().getType());
+  std::optional<LinearLayout> dstLayout = layoutOf(op.getType());
+  if (!srcLayout || !dstLayout)
+    return failure();
+  std::optional<SmallVector<unsigned>> map =
+      mapRegisters(*srcLayout, *dstLayout, toSrc);
+  if (!map)
+    return loweringError(
+        op, "the result's layout does not keep elements in the threads of "
+            "the operand's (a convert_layout is missing)");
+  SmallVector<Value> values;
+  for (unsigned s : *map)
+    values.push_back(src[s]);
+  replaceWithRegisters(rewriter, op, values);
+  return success();
+}
+
+class BroadcastPattern : public LoweringPattern<BroadcastOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(BroadcastOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ArrayRef<int64_t> srcShape = op.getSrc().getType().getShape();
+    return lowerByRegisterMap(
+        op, adaptor.getSrc(), rewriter, [&](ArrayRef<int32_t> coords) {
+          SmallVector<int32_t> result(coords);
+          for (auto [d, size] : llvm::enumerate(srcShape))
+            if (size == 1)
+              result[d] = 0;
+          return result;
+        });
+  }
+};
+
+class ExpandDimsPattern : public LoweringPattern<ExpandDimsOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(ExpandDimsOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    unsigned axis = op.getAxis();
+    return lowerByRegisterMap(op, adaptor.getSrc(), rewriter,
+                              [&](ArrayRef<int32_t> coords) {
+                                SmallVector<int32_t> result(coords);
+                                result.erase(result.begin() + axis);
+                                return result;
+                              });
+  }
+};
+
+/// Row-major coordinates in `to` of the element at `coords` in `from`
+/// (powers of two: a regrouping of the index bits, so linear).
+SmallVector<int32_t> reshapeCoords(ArrayRef<int32_t> coords,
+                                   ArrayRef<int64_t> from,
+                                   ArrayRef<int64_t> to) {
+  int64_t linear = 0;
+  for (auto [c, size] : llvm::zip(coords, from))
+    linear = linear * size + c;
+  SmallVector<int32_t> result(to.size());
+  for (int d = to.size() - 1; d >= 0; --d) {
+    result[d] = linear % to[d];
+    linear /= to[d];
+  }
+  return result;
+}
+
+class ReshapePattern : public LoweringPattern<ReshapeOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(ReshapeOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ArrayRef<int64_t> from = op.getType().getShape();
+    ArrayRef<int64_t> to = op.getSrc().getType().getShape();
+    return lowerByRegisterMap(op, adaptor.getSrc(), rewriter,
+                              [&](ArrayRef<int32_t> coords) {
+                                return reshapeCoords(coords, from, to);
+                              });
+  }
+};
+
+class TransPattern : public LoweringPattern<TransOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(TransOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ArrayRef<int32_t> order = op.getOrder();
+    return lowerByRegisterMap(op, adaptor.getSrc(), rewriter,
+                              [&](ArrayRef<int32_t> coords) {
+                                SmallVector<int32_t> result(coords.size());
+                                for (auto [i, o] : llvm::enumerate(order))
+                                  result[o] = coords[i];
+                                return result;
+                              });
+  }
+};
+
+/// Whether lanes and warps of `layout` never walk its last dimension (each
+/// thread holds whole pairs of a join).
+bool lastDimInRegisters(const LinearLayout &layout) {
+  for (const char *name : {kLane, kWarp, kBlock})
+    if (layout.hasInDim(name))
+      for (int bit = 0; bit < layout.getInDimSizeLog2(name); ++bit)
+        if (layout.getBasis(name, bit).back())
+          return false;
+  return true;
+}
+
+class JoinPattern : public LoweringPattern<JoinOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(JoinOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::optional<LinearLayout> dst = layoutOf(op.getType());
+    if (!dst)
+      return failure();
+    auto dropLast = [](ArrayRef<int32_t> coords) {
+      return SmallVector<int32_t>(coords.drop_back());
+    };
+    SmallVector<unsigned> map(numRegisters(*dst), 0);
+    if (std::optional<LinearLayout> src = layoutOf(op.getLhs().getType())) {
+      std::optional<SmallVector<unsigned>> found =
+          mapRegisters(*src, *dst, dropLast);
+      if (!found)
+        return loweringError(
+            op, "the joined layout does not extend its operands'");
+      map = *found;
+    }
+    if (!lastDimInRegisters(*dst))
+      return loweringError(
+          op, "a join's pairs must be in one thread's registers");
+    SmallVector<Value> values;
+    for (auto [r, s] : llvm::enumerate(map))
+      values.push_back(registerCoords(*dst, r).back() ? adaptor.getRhs()[s]
+                                                      : adaptor.getLhs()[s]);
+    replaceWithRegisters(rewriter, op, values);
+    return success();
+  }
+};
+
+class SplitPattern : public LoweringPattern<SplitOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(SplitOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::optional<LinearLayout> src = layoutOf(op.getSrc().getType());
+    if (!src)
+      return failure();
+    if (!lastDimInRegisters(*src))
+      return loweringError(
+          op, "a split's pairs must be in one thread's registers");
+    std::map<SmallVector<int32_t>, unsigned> registers;
+    for (unsigned s = 0, e = numRegisters(*src); s < e; ++s)
+      registers.emplace(registerCoords(*src, s), s);
+    std::optional<LinearLayout> dst = layoutOf(op.getOutLHS().getType());
+    unsigned n = dst ? numRegisters(*dst) : 1;
+    if (dst && !mapRegisters(*src, *dst, [](ArrayRef<int32_t> coords) {
+          SmallVector<int32_t> result(coords);
+          result.push_back(0);
+          return result;
+        }))
+      return loweringError(
+          op, "the split layout does not extend its results'");
+    SmallVector<SmallVector<Value>> results(2);
+    for (unsigned r = 0; r < n; ++r) {
+      SmallVector<int32_t> coords =
+          dst ? registerCoords(*dst, r) : SmallVector<int32_t>();
+      for (int half = 0; half < 2; ++half) {
+        coords.push_back(half);
+        results[half].push_back(adaptor.getSrc()[registers.at(coords)]);
+        coords.pop_back();
+      }
+    }
+    rewriter.replaceOpWithMultiple(op, std::move(results));
+    return success();
+  }
+};
+
+/// Concatenation in an unspecified order (Triton's `can_reorder`): the
+/// registers of both operands.
+class CatPattern : public LoweringPattern<CatOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(CatOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::optional<LinearLayout> dst = layoutOf(op.getType());
+    if (!dst || numRegisters(*dst) !=
+                    adaptor.getLhs().size() + adaptor.getRhs().size())
+      return loweringError(
+          op, "the concatenated layout must hold both operands' registers");
+    SmallVector<Value> values(adaptor.getLhs());
+    llvm::append_range(values, adaptor.getRhs());
+    replaceWithRegisters(rewriter, op, values);
+    return success();
+  }
+};
+
+class ConvertLayoutPattern : public LoweringPattern<ConvertLayoutOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(ConvertLayoutOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    std::optional<LinearLayout> src = layoutOf(op.getSrc().getType());
+    std::optional<LinearLayout> dst = layoutOf(op.getType());
+    if (!src || !dst)
+      return failure();
+    ValueRange srcValues = adaptor.getSrc();
+    // Each thread has what it needs.
+    if (std::optional<SmallVector<unsigned>> map = mapRegisters(
+            *src, *dst,
+            [](ArrayRef<int32_t> c) { return SmallVector<int32_t>(c); })) {
+      SmallVector<Value> values;
+      for (unsigned s : *map)
+        values.push_back(srcValues[s]);
+      replaceWithRegisters(rewriter, op, values);
+      return success();
+    }
+    Type element = convertElement(op.getType());
+    unsigned bytes = storageBytes(element);
+    std::optional<ConversionPlan> plan =
+        planConversion(*src, *dst, bytes * 8);
+    if (!plan)
+      return loweringError(
+          op, "the result holds elements the operand does not");
+    std::optional<LinearLayout> srcToOffset =
+        src->invertAndCompose(plan->shared);
+    std::optional<LinearLayout> dstToOffset =
+        dst->invertAndCompose(plan->shared);
+    if (!srcToOffset || !dstToOffset)
+      return loweringError(op, "no shared layout for the trip");
+    state.requireShared(plan->sharedBytes);
+
+    Location loc = op.getLoc();
+    HardwareIds ids = emitHardwareIds(rewriter, loc, state.target);
+    state.target.barrier(rewriter, loc);
+    SmallVector<SmallVector<Value>> srcOffsets =
+        emitCoords(rewriter, loc, *srcToOffset, ids);
+    unsigned storeVec = vectorWidth(*srcToOffset, element);
+    for (unsigned r = 0; r < srcValues.size(); r += storeVec) {
+      if (isDuplicateRegister(*src, r))
+        continue;
+      Value address = elementAddress(rewriter, loc, srcOffsets[r][0], bytes);
+      if (storeVec == 1) {
+        storeShared(rewriter, loc, address, srcValues[r]);
+        continue;
+      }
+      auto vecType = VectorType::get(storeVec, element);
+      Value vec = LLVM::PoisonOp::create(rewriter, loc, vecType);
+      for (unsigned i = 0; i < storeVec; ++i)
+        vec = LLVM::InsertElementOp::create(rewriter, loc, vec,
+                                            srcValues[r + i],
+                                            i32Constant(rewriter, loc, i));
+      LLVM::StoreOp::create(rewriter, loc, vec, address, storeVec * bytes);
+    }
+    state.target.barrier(rewriter, loc);
+    SmallVector<SmallVector<Value>> dstOffsets =
+        emitCoords(rewriter, loc, *dstToOffset, ids);
+    unsigned loadVec = vectorWidth(*dstToOffset, element);
+    SmallVector<Value> values;
+    for (unsigned r = 0, e = numRegisters(*dst); r < e; r += loadVec) {
+      Value address = elementAddress(rewriter, loc, dstOffsets[r][0], bytes);
+      if (loadVec == 1) {
+        values.push_back(loadShared(rewriter, loc, address, element));
+        continue;
+      }
+      auto vecType = VectorType::get(loadVec, element);
+      Value vec = LLVM::LoadOp::create(rewriter, loc, vecType, address,
+                                       loadVec * bytes);
+      for (unsigned i = 0; i < loadVec; ++i)
+        values.push_back(LLVM::ExtractElementOp::create(
+            rewriter, loc, vec, i32Constant(rewriter, loc, i)));
+    }
+    replaceWithRegisters(rewriter, op, values);
+    return success();
+  }
+
+private:
+  Value elementAddress(OpBuilder &b, Location loc, Value offset,
+                       unsigned bytes) const {
+    return sharedAddress(
+        b, loc, state,
+        arith::MulIOp::create(b, loc, offset, i32Constant(b, loc, bytes)));
+  }
+
+  /// Consecutive registers that go to consecutive, aligned shared-memory
+  /// elements, up to 16 bytes.
+  static unsigned vectorWidth(const LinearLayout &toOffset, Type element) {
+    if (!element.isIntOrFloat() || element.isInteger(1))
+      return 1;
+    unsigned vec = std::min<unsigned>(
+        toOffset.getNumConsecutive(kRegister, kOffset),
+        std::max(1u, 16 / storageBytes(element)));
+    // The other bits must not move a vector off its alignment.
+    auto misaligns = [&](unsigned vec) {
+      for (const LinearLayout::InDim &in : toOffset.getInDims())
+        for (auto [bit, basis] : llvm::enumerate(in.bases))
+          if (!(in.name == kRegister && (1u << bit) < vec) &&
+              (basis[0] & (vec - 1)))
+            return true;
+      return false;
+    };
+    while (vec > 1 && misaligns(vec))
+      vec /= 2;
+    return vec;
+  }
+};
+
+class ProgramIdPattern : public LoweringPattern<ProgramIdOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(ProgramIdOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(
+        op, state.target.programId(rewriter, op.getLoc(), op.getAxis()));
+    return success();
+  }
+};
+
+class NumProgramsPattern : public LoweringPattern<NumProgramsOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(NumProgramsOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(
+        op, state.target.numPrograms(rewriter, op.getLoc(), op.getAxis()));
+    return success();
+  }
+};
+
+/// A call of the external function on each register.
+class ExternElementwisePattern
+    : public LoweringPattern<ExternElementwiseOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(ExternElementwiseOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type resultType = convertElement(op.getType());
+    SmallVector<Type> argTypes;
+    for (Value src : op.getSrcs())
+      argTypes.push_back(convertElement(src.getType()));
+    auto module = op->getParentOfType<ModuleOp>();
+    auto funcType = LLVM::LLVMFunctionType::get(resultType, argTypes);
+    auto func = module.lookupSymbol<LLVM::LLVMFuncOp>(op.getSymbol());
+    if (!func) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(module.getBody());
+      func = LLVM::LLVMFuncOp::create(rewriter, op.getLoc(), op.getSymbol(),
+                                      funcType);
+    } else if (func.getFunctionType() != funcType) {
+      return loweringError(
+          op, "the external function is called with two signatures");
+    }
+    size_t n = 1;
+    for (ValueRange registers : adaptor.getSrcs())
+      n = std::max(n, registers.size());
+    SmallVector<Value> values;
+    for (size_t i = 0; i < n; ++i) {
+      SmallVector<Value> args;
+      for (ValueRange registers : adaptor.getSrcs())
+        args.push_back(registers.size() == 1 ? registers[0] : registers[i]);
+      values.push_back(
+          LLVM::CallOp::create(rewriter, op.getLoc(), func, args).getResult());
+    }
+    replaceWithRegisters(rewriter, op, values);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tile::populateTensorOpPatterns(TypeConverter &converter,
+                                          RewritePatternSet &patterns,
+                                          LoweringState &state) {
+  patterns.add<ElementwisePattern>(converter, patterns.getContext());
+  patterns.add<ConstantPattern, SplatPattern, MakeRangePattern, AddPtrPattern,
+               BroadcastPattern, ExpandDimsPattern, ReshapePattern,
+               TransPattern, JoinPattern, SplitPattern, CatPattern,
+               ConvertLayoutPattern, ProgramIdPattern, NumProgramsPattern,
+               ExternElementwisePattern>(converter, state);
+}

@@ -1,0 +1,481 @@
+//===- LowerToLLVM.cpp - tile IR with layouts to the LLVM dialect ---------===//
+//
+// Two steps. First every tensor becomes the registers its layout gives each
+// thread (a 1:N type conversion): tile ops become scalar arith, scf and LLVM
+// dialect code, with the target's hooks where a vendor differs. Then the
+// standard conversions take arith, math, scf, cf and func to the LLVM
+// dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/common/LowerToLLVM.h"
+#include "backends/common/Lowering.h"
+
+#include "ir/Layout/LayoutAttrs.h"
+#include "ir/Tile/TileDialect.h"
+#include "transforms/AxisInfo.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace mlir::tile;
+
+TargetInfo::~TargetInfo() = default;
+
+//===----------------------------------------------------------------------===//
+// Layouts as index arithmetic
+//===----------------------------------------------------------------------===//
+
+std::optional<LinearLayout> mlir::tile::layoutOf(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return std::nullopt;
+  return toLinearLayout(tensor);
+}
+
+unsigned mlir::tile::numRegisters(const LinearLayout &layout) {
+  return layout.hasInDim(kRegister) ? layout.getInDimSize(kRegister) : 1;
+}
+
+SmallVector<int32_t> mlir::tile::registerCoords(const LinearLayout &layout,
+                                                unsigned reg) {
+  SmallVector<int32_t> coords;
+  if (!layout.hasInDim(kRegister)) {
+    coords.assign(layout.getNumOutDims(), 0);
+    return coords;
+  }
+  for (auto &[name, value] : layout.apply({{kRegister, int32_t(reg)}}))
+    coords.push_back(value);
+  return coords;
+}
+
+Value mlir::tile::i32Constant(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIntOp::create(b, loc, value, 32);
+}
+
+HardwareIds mlir::tile::emitHardwareIds(OpBuilder &b, Location loc,
+                                        const TargetInfo &target) {
+  Value tid = target.threadId(b, loc);
+  Value warpSize = i32Constant(b, loc, target.getWarpSize());
+  return {arith::RemUIOp::create(b, loc, tid, warpSize),
+          arith::DivUIOp::create(b, loc, tid, warpSize)};
+}
+
+namespace {
+/// Calls `fn(bit, basis, id)` for each lane and warp bit of `layout`.
+void forEachHardwareBit(
+    const LinearLayout &layout, HardwareIds ids,
+    llvm::function_ref<void(int, ArrayRef<int32_t>, Value)> fn) {
+  for (auto [name, id] : {std::pair{kLane, ids.lane}, {kWarp, ids.warp}}) {
+    if (!layout.hasInDim(name))
+      continue;
+    for (int bit = 0; bit < layout.getInDimSizeLog2(name); ++bit)
+      fn(bit, layout.getBasis(name, bit), id);
+  }
+}
+} // namespace
+
+SmallVector<SmallVector<Value>>
+mlir::tile::emitCoords(OpBuilder &b, Location loc, const LinearLayout &layout,
+                       HardwareIds ids) {
+  unsigned rank = layout.getNumOutDims();
+  // The part lanes and warps give, and the bits it may set.
+  SmallVector<Value> hardware(rank);
+  SmallVector<int32_t> hardwareBits(rank, 0);
+  forEachHardwareBit(layout, ids, [&](int bit, ArrayRef<int32_t> basis,
+                                      Value id) {
+    Value bitValue;
+    for (unsigned d = 0; d < rank; ++d) {
+      if (!basis[d])
+        continue;
+      if (!bitValue)
+        bitValue = arith::AndIOp::create(
+            b, loc,
+            arith::ShRUIOp::create(b, loc, id, i32Constant(b, loc, bit)),
+            i32Constant(b, loc, 1));
+      Value term =
+          arith::MulIOp::create(b, loc, bitValue, i32Constant(b, loc, basis[d]));
+      hardware[d] = hardware[d]
+                        ? Value(arith::XOrIOp::create(b, loc, hardware[d], term))
+                        : term;
+      hardwareBits[d] |= basis[d];
+    }
+  });
+  SmallVector<SmallVector<Value>> result;
+  for (unsigned r = 0, e = numRegisters(layout); r < e; ++r) {
+    SmallVector<int32_t> regCoords = registerCoords(layout, r);
+    SmallVector<Value> &coords = result.emplace_back();
+    for (unsigned d = 0; d < rank; ++d) {
+      if (!hardware[d]) {
+        coords.push_back(i32Constant(b, loc, regCoords[d]));
+      } else if (!regCoords[d]) {
+        coords.push_back(hardware[d]);
+      } else {
+        Value c = i32Constant(b, loc, regCoords[d]);
+        // Disjoint bits add without carries; `or` says so to LLVM.
+        coords.push_back(
+            (hardwareBits[d] & regCoords[d]) == 0
+                ? Value(arith::OrIOp::create(b, loc, hardware[d], c))
+                : Value(arith::XOrIOp::create(b, loc, hardware[d], c)));
+      }
+    }
+  }
+  return result;
+}
+
+std::optional<SmallVector<unsigned>> mlir::tile::mapRegisters(
+    const LinearLayout &src, const LinearLayout &dst,
+    llvm::function_ref<SmallVector<int32_t>(ArrayRef<int32_t>)> toSrc) {
+  for (const char *name : {kLane, kWarp, kBlock}) {
+    int bits = dst.hasInDim(name) ? dst.getInDimSizeLog2(name) : 0;
+    if (bits != (src.hasInDim(name) ? src.getInDimSizeLog2(name) : 0))
+      return std::nullopt;
+    for (int bit = 0; bit < bits; ++bit)
+      if (!llvm::equal(toSrc(dst.getBasis(name, bit)),
+                       src.getBasis(name, bit)))
+        return std::nullopt;
+  }
+  std::map<SmallVector<int32_t>, unsigned> srcRegisters;
+  for (unsigned s = 0, e = numRegisters(src); s < e; ++s)
+    srcRegisters.emplace(registerCoords(src, s), s);
+  SmallVector<unsigned> result;
+  for (unsigned r = 0, e = numRegisters(dst); r < e; ++r) {
+    auto it = srcRegisters.find(toSrc(registerCoords(dst, r)));
+    if (it == srcRegisters.end())
+      return std::nullopt;
+    result.push_back(it->second);
+  }
+  return result;
+}
+
+namespace {
+int32_t freeMask(const LinearLayout &layout, StringRef inDim) {
+  for (auto &[name, mask] : layout.getFreeVariableMasks())
+    if (name == inDim)
+      return mask;
+  return 0;
+}
+} // namespace
+
+Value mlir::tile::emitIsCanonicalThread(OpBuilder &b, Location loc,
+                                        const LinearLayout &layout,
+                                        HardwareIds ids) {
+  Value result = arith::ConstantIntOp::create(b, loc, 1, 1);
+  for (auto [name, id] : {std::pair{kLane, ids.lane}, {kWarp, ids.warp}}) {
+    int32_t mask = freeMask(layout, name);
+    if (!mask)
+      continue;
+    Value bits = arith::AndIOp::create(b, loc, id, i32Constant(b, loc, mask));
+    Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, bits,
+                                         i32Constant(b, loc, 0));
+    result = arith::AndIOp::create(b, loc, result, isZero);
+  }
+  return result;
+}
+
+bool mlir::tile::isDuplicateRegister(const LinearLayout &layout,
+                                     unsigned reg) {
+  return (reg & freeMask(layout, kRegister)) != 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Shared memory and cross-lane helpers
+//===----------------------------------------------------------------------===//
+
+Value mlir::tile::sharedAddress(OpBuilder &b, Location loc,
+                                const LoweringState &state, Value byteOffset) {
+  auto ptrType = LLVM::LLVMPointerType::get(
+      b.getContext(), state.target.getSharedAddressSpace());
+  Value base = LLVM::AddressOfOp::create(b, loc, ptrType, state.sharedSymbol);
+  return LLVM::GEPOp::create(b, loc, ptrType, b.getI8Type(), base,
+                             ValueRange{byteOffset});
+}
+
+unsigned mlir::tile::storageBytes(Type type) {
+  if (isa<LLVM::LLVMPointerType>(type))
+    return 8;
+  return std::max(1u, type.getIntOrFloatBitWidth() / 8);
+}
+
+void mlir::tile::storeShared(OpBuilder &b, Location loc, Value address,
+                             Value value) {
+  if (value.getType().isInteger(1))
+    value = arith::ExtUIOp::create(b, loc, b.getI8Type(), value);
+  LLVM::StoreOp::create(b, loc, value, address);
+}
+
+Value mlir::tile::loadShared(OpBuilder &b, Location loc, Value address,
+                             Type type) {
+  if (!type.isInteger(1))
+    return LLVM::LoadOp::create(b, loc, type, address);
+  Value byte = LLVM::LoadOp::create(b, loc, b.getI8Type(), address);
+  return arith::TruncIOp::create(b, loc, type, byte);
+}
+
+namespace {
+/// Moves any scalar through a 32-bit cross-lane operation.
+Value shuffleAny(OpBuilder &b, Location loc, Value value,
+                 llvm::function_ref<Value(Value)> shuffle32) {
+  Type type = value.getType();
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  if (isa<LLVM::LLVMPointerType>(type)) {
+    Value asInt = LLVM::PtrToIntOp::create(b, loc, i64, value);
+    return LLVM::IntToPtrOp::create(b, loc, type,
+                                    shuffleAny(b, loc, asInt, shuffle32));
+  }
+  unsigned bits = type.getIntOrFloatBitWidth();
+  Type intType = b.getIntegerType(bits);
+  Value asInt = type.isInteger()
+                    ? value
+                    : Value(arith::BitcastOp::create(b, loc, intType, value));
+  Value result;
+  if (bits <= 32) {
+    Value wide = bits < 32 ? Value(arith::ExtUIOp::create(b, loc, i32, asInt))
+                           : asInt;
+    result = shuffle32(wide);
+    if (bits < 32)
+      result = arith::TruncIOp::create(b, loc, intType, result);
+  } else {
+    assert(bits == 64 && "scalars are at most 64 bits");
+    Value c32 = arith::ConstantIntOp::create(b, loc, 32, 64);
+    Value lo = shuffle32(arith::TruncIOp::create(b, loc, i32, asInt));
+    Value hi = shuffle32(arith::TruncIOp::create(
+        b, loc, i32, arith::ShRUIOp::create(b, loc, asInt, c32)));
+    result = arith::OrIOp::create(
+        b, loc, arith::ExtUIOp::create(b, loc, i64, lo),
+        arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, hi),
+                              c32));
+  }
+  return type.isInteger() ? result
+                          : Value(arith::BitcastOp::create(b, loc, type, result));
+}
+} // namespace
+
+Value mlir::tile::shuffleXor(OpBuilder &b, Location loc,
+                             const TargetInfo &target, Value value,
+                             unsigned mask) {
+  return shuffleAny(b, loc, value, [&](Value v) {
+    return target.shuffleXor(b, loc, v, mask);
+  });
+}
+
+Value mlir::tile::shuffleUp(OpBuilder &b, Location loc,
+                            const TargetInfo &target, Value value,
+                            unsigned delta) {
+  return shuffleAny(b, loc, value, [&](Value v) {
+    return target.shuffleUp(b, loc, v, delta);
+  });
+}
+
+SmallVector<Value> mlir::tile::emitCombine(OpBuilder &b, Location loc,
+                                           Region &combiner, ValueRange lhs,
+                                           ValueRange rhs) {
+  Block &body = combiner.front();
+  IRMapping mapping;
+  unsigned n = lhs.size();
+  for (unsigned i = 0; i < n; ++i) {
+    mapping.map(body.getArgument(i), lhs[i]);
+    mapping.map(body.getArgument(n + i), rhs[i]);
+  }
+  for (Operation &op : body.without_terminator())
+    b.clone(op, mapping);
+  SmallVector<Value> results;
+  for (Value v : body.getTerminator()->getOperands())
+    results.push_back(mapping.lookupOrDefault(v));
+  return results;
+}
+
+//===----------------------------------------------------------------------===//
+// Default global memory accesses: branches around plain loads and stores
+//===----------------------------------------------------------------------===//
+
+Value TargetInfo::loadGlobal(OpBuilder &b, Location loc, Value ptr, Type type,
+                             Value pred, Value other, CacheModifier,
+                             EvictionPolicy, bool isVolatile) const {
+  if (!other)
+    other = LLVM::ZeroOp::create(b, loc, type);
+  auto branch = scf::IfOp::create(
+      b, loc, pred,
+      [&](OpBuilder &b, Location loc) {
+        unsigned bytes = storageBytes(getElementTypeOrSelf(type)) *
+                         (isa<VectorType>(type)
+                              ? cast<VectorType>(type).getNumElements()
+                              : 1);
+        Value v = LLVM::LoadOp::create(b, loc, type, ptr, bytes, isVolatile);
+        scf::YieldOp::create(b, loc, v);
+      },
+      [&](OpBuilder &b, Location loc) { scf::YieldOp::create(b, loc, other); });
+  return branch.getResult(0);
+}
+
+void TargetInfo::storeGlobal(OpBuilder &b, Location loc, Value ptr,
+                             Value value, Value pred, CacheModifier,
+                             EvictionPolicy) const {
+  Type type = value.getType();
+  unsigned bytes =
+      storageBytes(getElementTypeOrSelf(type)) *
+      (isa<VectorType>(type) ? cast<VectorType>(type).getNumElements() : 1);
+  scf::IfOp::create(b, loc, pred, [&](OpBuilder &b, Location loc) {
+    LLVM::StoreOp::create(b, loc, value, ptr, bytes);
+    scf::YieldOp::create(b, loc);
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// The lowering
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Tensors become the registers of their layout, pointers LLVM pointers.
+class RegisterTypeConverter : public TypeConverter {
+public:
+  explicit RegisterTypeConverter(MLIRContext *context) {
+    addConversion([](Type type) { return type; });
+    addConversion([context](PointerType type) -> Type {
+      return LLVM::LLVMPointerType::get(context, type.getAddressSpace());
+    });
+    addConversion([this](RankedTensorType type, SmallVectorImpl<Type> &results)
+                      -> std::optional<LogicalResult> {
+      std::optional<LinearLayout> layout = layoutOf(type);
+      if (!layout)
+        return failure();
+      results.append(numRegisters(*layout),
+                     convertType(type.getElementType()));
+      return success();
+    });
+  }
+};
+
+/// Alignment hints and no tile attributes on the kernel's arguments.
+void finishKernels(ModuleOp module, const TargetInfo &target,
+                   unsigned threadsPerBlock) {
+  module.walk([&](LLVM::LLVMFuncOp func) {
+    if (func.isExternal() || func.isPrivate())
+      return;
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+      auto divisibility =
+          func.getArgAttrOfType<IntegerAttr>(i, "tile.divisibility");
+      if (divisibility &&
+          isa<LLVM::LLVMPointerType>(func.getArgument(i).getType()))
+        func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                        divisibility);
+      func.removeArgAttr(i, "tile.divisibility");
+    }
+    target.markKernel(func, threadsPerBlock);
+  });
+}
+
+} // namespace
+
+LogicalResult mlir::tile::lowerToLLVM(ModuleOp module,
+                                      const TargetInfo &target) {
+  MLIRContext *context = module.getContext();
+  context->loadDialect<LLVM::LLVMDialect, scf::SCFDialect,
+                       cf::ControlFlowDialect, arith::ArithDialect,
+                       math::MathDialect>();
+  Location loc = module.getLoc();
+  auto numWarpsAttr = module->getAttrOfType<IntegerAttr>("tile.num_warps");
+  auto warpSizeAttr = module->getAttrOfType<IntegerAttr>("tile.warp_size");
+  if (!numWarpsAttr || !warpSizeAttr)
+    return emitError(loc, "lowering needs layouts: run tile-assign-layouts "
+                          "first (the module has no tile.num_warps)");
+  if (warpSizeAttr.getInt() != target.getWarpSize())
+    return emitError(loc) << "layouts were assigned for " << warpSizeAttr.getInt()
+                          << "-lane warps, the target has "
+                          << target.getWarpSize();
+  unsigned numWarps = numWarpsAttr.getInt();
+
+  StringRef sharedSymbol = "tessera_shared";
+  {
+    OpBuilder b(context);
+    b.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(
+        b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+        /*isConstant=*/false, LLVM::Linkage::External, sharedSymbol,
+        Attribute(), /*alignment=*/16, target.getSharedAddressSpace());
+  }
+
+  // Tensors to registers.
+  {
+    AxisInfoAnalysis axis(module);
+    LoweringState state{*context, target, axis, numWarps, 0, sharedSymbol};
+    RegisterTypeConverter converter(context);
+    ConversionTarget legal(*context);
+    legal.addIllegalDialect<TileDialect>();
+    legal.addLegalOp<ReduceReturnOp, ScanReturnOp>();
+    legal.addLegalDialect<LLVM::LLVMDialect>();
+    legal.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp func) {
+      return converter.isSignatureLegal(func.getFunctionType()) &&
+             converter.isLegal(&func.getBody());
+    });
+    legal.markUnknownOpDynamicallyLegal(
+        [&](Operation *op) { return converter.isLegal(op); });
+    RewritePatternSet patterns(context);
+    populateTensorOpPatterns(converter, patterns, state);
+    populateMemoryOpPatterns(converter, patterns, state);
+    populateReductionOpPatterns(converter, patterns, state);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
+                                                                   converter);
+    populateReturnOpTypeConversionPattern(patterns, converter);
+    populateCallOpTypeConversionPattern(patterns, converter);
+    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                         legal);
+    if (failed(applyPartialConversion(module, legal, std::move(patterns))))
+      return failure();
+    module->setAttr(kSharedBytesAttr,
+                    IntegerAttr::get(IntegerType::get(context, 32),
+                                     state.sharedBytes));
+  }
+
+  // Structured control flow to branches.
+  {
+    ConversionTarget legal(*context);
+    legal.addIllegalDialect<scf::SCFDialect>();
+    legal.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    RewritePatternSet patterns(context);
+    populateSCFToControlFlowConversionPatterns(patterns);
+    if (failed(applyPartialConversion(module, legal, std::move(patterns))))
+      return failure();
+  }
+
+  // Everything to the LLVM dialect.
+  {
+    LLVMTypeConverter converter(context);
+    // Target ops (NVVM, ROCDL) stay as they are.
+    ConversionTarget legal(*context);
+    legal.addIllegalDialect<arith::ArithDialect, math::MathDialect,
+                            cf::ControlFlowDialect, func::FuncDialect>();
+    legal.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    RewritePatternSet patterns(context);
+    target.populateMathPatterns(converter, patterns);
+    arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    populateMathToLLVMConversionPatterns(converter, patterns);
+    cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+    populateFuncToLLVMConversionPatterns(converter, patterns);
+    if (failed(applyPartialConversion(module, legal, std::move(patterns))))
+      return failure();
+  }
+  SmallVector<UnrealizedConversionCastOp> casts;
+  module.walk([&](UnrealizedConversionCastOp op) { casts.push_back(op); });
+  reconcileUnrealizedCasts(casts);
+  finishKernels(module, target, numWarps * target.getWarpSize());
+  return success();
+}

@@ -1,0 +1,142 @@
+//===- Lowering.h - pieces shared by the lowering's pattern files ---------===//
+//
+// Internal to backends/common: the state the patterns share, the helpers
+// that turn layouts into index arithmetic, and the populate functions of
+// each group of patterns.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSERA_BACKENDS_COMMON_LOWERING_H
+#define TESSERA_BACKENDS_COMMON_LOWERING_H
+
+#include "backends/common/TargetInfo.h"
+#include "ir/Layout/LinearLayout.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::tile {
+
+class AxisInfoAnalysis;
+
+/// What the patterns share while one module is lowered.
+struct LoweringState {
+  MLIRContext &context;
+  const TargetInfo &target;
+  const AxisInfoAnalysis &axis;
+  unsigned numWarps;
+  /// The most shared memory any op needs; each op's scratch is used between
+  /// two barriers of its own, so they all start at offset 0.
+  int64_t sharedBytes = 0;
+  /// The module's dynamic shared memory (an external array in the shared
+  /// address space).
+  StringRef sharedSymbol;
+
+  void requireShared(int64_t bytes) {
+    sharedBytes = std::max(sharedBytes, bytes);
+  }
+};
+
+/// The linear form of a tensor type's layout, fitted to its shape; null when
+/// it has none.
+std::optional<LinearLayout> layoutOf(Type type);
+/// Registers each thread holds of a tensor in `layout`.
+unsigned numRegisters(const LinearLayout &layout);
+/// The coordinates register `reg` holds in lane 0 of warp 0: the part of
+/// every element's coordinates the register alone decides.
+SmallVector<int32_t> registerCoords(const LinearLayout &layout, unsigned reg);
+
+/// The lane and warp of the running thread.
+struct HardwareIds {
+  Value lane, warp;
+};
+HardwareIds emitHardwareIds(OpBuilder &b, Location loc,
+                            const TargetInfo &target);
+
+/// The coordinates (i32, one per output dimension of `layout`) of the
+/// element each register holds in the running thread.
+SmallVector<SmallVector<Value>> emitCoords(OpBuilder &b, Location loc,
+                                           const LinearLayout &layout,
+                                           HardwareIds ids);
+
+/// For each register of `dst`, the register of `src` holding the element at
+/// `toSrc` of its coordinates in the same thread; none when lanes and warps
+/// of the two layouts do not hold matching elements. `toSrc` maps
+/// coordinates of `dst` to those of `src` linearly.
+std::optional<SmallVector<unsigned>>
+mapRegisters(const LinearLayout &src, const LinearLayout &dst,
+             llvm::function_ref<SmallVector<int32_t>(ArrayRef<int32_t>)> toSrc);
+
+/// i1: this thread holds elements no other thread with smaller lane or warp
+/// bits holds too (it is the one that writes them).
+Value emitIsCanonicalThread(OpBuilder &b, Location loc,
+                            const LinearLayout &layout, HardwareIds ids);
+/// Registers whose elements an earlier register holds too.
+bool isDuplicateRegister(const LinearLayout &layout, unsigned reg);
+
+Value i32Constant(OpBuilder &b, Location loc, int64_t value);
+/// The address of byte `byteOffset` (an i32 value) of the shared memory.
+Value sharedAddress(OpBuilder &b, Location loc, const LoweringState &state,
+                    Value byteOffset);
+/// Bytes an element of type `type` takes in memory (pointers: 8, i1: 1).
+unsigned storageBytes(Type type);
+/// Stores a scalar to / loads one from shared memory at `address`, as
+/// storageBytes of its type.
+void storeShared(OpBuilder &b, Location loc, Value address, Value value);
+Value loadShared(OpBuilder &b, Location loc, Value address, Type type);
+
+/// `value` (any scalar) of lane `lane ^ mask`, through the target's 32-bit
+/// shuffles.
+Value shuffleXor(OpBuilder &b, Location loc, const TargetInfo &target,
+                 Value value, unsigned mask);
+/// `value` of lane `lane - delta`, or its own below `delta`.
+Value shuffleUp(OpBuilder &b, Location loc, const TargetInfo &target,
+                Value value, unsigned delta);
+
+/// Applies the combiner region of a reduce or scan to `lhs` and `rhs`.
+SmallVector<Value> emitCombine(OpBuilder &b, Location loc, Region &combiner,
+                               ValueRange lhs, ValueRange rhs);
+
+/// A pattern of the lowering: 1:N, with the shared state.
+template <typename Op>
+class LoweringPattern : public OpConversionPattern<Op> {
+public:
+  LoweringPattern(const TypeConverter &converter, LoweringState &state)
+      : OpConversionPattern<Op>(converter, &state.context), state(state) {}
+
+protected:
+  /// The converted type of a tensor's (or a scalar's) elements.
+  Type convertElement(Type type) const {
+    return this->getTypeConverter()->convertType(getElementTypeOrSelf(type));
+  }
+
+  LoweringState &state;
+};
+
+/// Reports that `op` cannot be lowered, and why; fails.
+inline LogicalResult loweringError(Operation *op, const Twine &reason) {
+  return op->emitError("cannot lower '")
+         << op->getName() << "' for the GPU: " << reason;
+}
+
+/// Replaces `op`'s single result with `values`.
+inline void replaceWithRegisters(ConversionPatternRewriter &rewriter,
+                                 Operation *op, ArrayRef<Value> values) {
+  SmallVector<SmallVector<Value>> results;
+  results.emplace_back(values);
+  rewriter.replaceOpWithMultiple(op, std::move(results));
+}
+
+void populateTensorOpPatterns(TypeConverter &converter,
+                              RewritePatternSet &patterns,
+                              LoweringState &state);
+void populateMemoryOpPatterns(TypeConverter &converter,
+                              RewritePatternSet &patterns,
+                              LoweringState &state);
+void populateReductionOpPatterns(TypeConverter &converter,
+                                 RewritePatternSet &patterns,
+                                 LoweringState &state);
+
+} // namespace mlir::tile
+
+#endif // TESSERA_BACKENDS_COMMON_LOWERING_H

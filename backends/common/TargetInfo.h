@@ -1,0 +1,93 @@
+//===- TargetInfo.h - what the shared lowering asks of a target -----------===//
+//
+// The lowering of tile IR to the LLVM dialect (backends/common) is written
+// once; everything it cannot say without naming a vendor goes through this
+// interface: the warp size, thread and program indices, cross-lane
+// operations, barriers, address spaces, global memory accesses with
+// predicates and cache hints, printf and assert, math functions, and how a
+// kernel is marked. Each backend implements it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSERA_BACKENDS_COMMON_TARGETINFO_H
+#define TESSERA_BACKENDS_COMMON_TARGETINFO_H
+
+#include "ir/Tile/TileOps.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir {
+class LLVMTypeConverter;
+class RewritePatternSet;
+namespace LLVM {
+class LLVMFuncOp;
+} // namespace LLVM
+} // namespace mlir
+
+namespace mlir::tile {
+
+class TargetInfo {
+public:
+  virtual ~TargetInfo();
+
+  /// Lanes of a warp (wavefront).
+  virtual unsigned getWarpSize() const = 0;
+
+  /// The block's index along `axis` of the grid, and the grid's size (i32).
+  virtual Value programId(OpBuilder &b, Location loc, ProgramAxis axis) const = 0;
+  virtual Value numPrograms(OpBuilder &b, Location loc,
+                            ProgramAxis axis) const = 0;
+  /// The thread's index in its (one-dimensional) block (i32).
+  virtual Value threadId(OpBuilder &b, Location loc) const = 0;
+
+  /// The i32 `value` of lane `lane ^ mask` of the warp.
+  virtual Value shuffleXor(OpBuilder &b, Location loc, Value value,
+                           unsigned mask) const = 0;
+  /// The i32 `value` of lane `lane - delta`; lanes below `delta` get their
+  /// own.
+  virtual Value shuffleUp(OpBuilder &b, Location loc, Value value,
+                          unsigned delta) const = 0;
+  /// The i32 `value` of lane `lane` (an i32 value).
+  virtual Value shuffleIndex(OpBuilder &b, Location loc, Value value,
+                             Value lane) const = 0;
+  /// Waits for every thread of the block, and makes their shared-memory
+  /// writes visible.
+  virtual void barrier(OpBuilder &b, Location loc) const = 0;
+
+  virtual unsigned getGlobalAddressSpace() const = 0;
+  virtual unsigned getSharedAddressSpace() const = 0;
+
+  /// Loads `type` (a scalar or a vector of at most 16 bytes, aligned to its
+  /// size) through the global pointer `ptr` where `pred` (i1) holds; the
+  /// result is `other` (of `type`, or undefined when null) elsewhere.
+  virtual Value loadGlobal(OpBuilder &b, Location loc, Value ptr, Type type,
+                           Value pred, Value other, CacheModifier cache,
+                           EvictionPolicy evict, bool isVolatile) const;
+  /// Stores `value` (as loadGlobal's `type`) where `pred` holds.
+  virtual void storeGlobal(OpBuilder &b, Location loc, Value ptr, Value value,
+                           Value pred, CacheModifier cache,
+                           EvictionPolicy evict) const;
+
+  /// The LLVM synchronisation scope of an atomic at `scope`.
+  virtual StringRef syncScope(MemScope scope) const = 0;
+
+  /// Prints `format` (printf syntax) with `args` from the device.
+  virtual void printf(OpBuilder &b, Location loc, StringRef format,
+                      ValueRange args) const = 0;
+  /// Stops the kernel with `message`, naming the kernel source's location.
+  virtual void assertFail(OpBuilder &b, Location loc, StringRef message,
+                          StringRef file, unsigned line,
+                          StringRef function) const = 0;
+
+  /// Patterns for math ops on scalars (calls into the vendor's device
+  /// library, or intrinsics).
+  virtual void populateMathPatterns(LLVMTypeConverter &converter,
+                                    RewritePatternSet &patterns) const = 0;
+  /// Makes `func` a kernel launched with `threadsPerBlock` threads.
+  virtual void markKernel(LLVM::LLVMFuncOp func,
+                          unsigned threadsPerBlock) const = 0;
+};
+
+} // namespace mlir::tile
+
+#endif // TESSERA_BACKENDS_COMMON_TARGETINFO_H

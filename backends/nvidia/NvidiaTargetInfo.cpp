@@ -1,0 +1,436 @@
+//===- NvidiaTargetInfo.cpp - the shared lowering's hooks for NVIDIA ------===//
+
+#include "backends/nvidia/NvidiaTargetInfo.h"
+
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/BuiltinOps.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+Value i32(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIntOp::create(b, loc, value, 32);
+}
+
+ModuleOp enclosingModule(OpBuilder &b) {
+  return b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+}
+
+/// The function `name` of `type`, declared in `module` when missing.
+LLVM::LLVMFuncOp declareFunction(OpBuilder &b, ModuleOp module, StringRef name,
+                                 LLVM::LLVMFunctionType type) {
+  if (auto func = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+    return func;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  return LLVM::LLVMFuncOp::create(b, module.getLoc(), name, type);
+}
+
+/// A pointer to a NUL-terminated copy of `text` in constant memory.
+Value stringConstant(OpBuilder &b, Location loc, StringRef text) {
+  ModuleOp module = enclosingModule(b);
+  std::string value = (text + llvm::StringRef("\0", 1)).str();
+  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), value.size());
+  LLVM::GlobalOp global;
+  // Reuse an identical string.
+  for (auto existing : module.getOps<LLVM::GlobalOp>())
+    if (auto s = dyn_cast_or_null<StringAttr>(existing.getValueOrNull()))
+      if (existing.getConstant() && s.getValue() == value)
+        global = existing;
+  if (!global) {
+    unsigned n = 0;
+    std::string name;
+    do
+      name = "tessera_str_" + std::to_string(n++);
+    while (module.lookupSymbol(name));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    global = LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
+                                    LLVM::Linkage::Internal, name,
+                                    b.getStringAttr(value));
+  }
+  return LLVM::AddressOfOp::create(b, loc, global);
+}
+
+Value shuffle(OpBuilder &b, Location loc, Value value, Value offset,
+              NVVM::ShflKind kind, int32_t clamp) {
+  return NVVM::ShflOp::create(b, loc, b.getI32Type(), i32(b, loc, -1), value,
+                              offset, i32(b, loc, clamp), kind,
+                              /*return_value_and_is_valid=*/UnitAttr());
+}
+
+/// How a vector access is cut into PTX registers: `words` of `wordBits`.
+struct Words {
+  unsigned words = 0, wordBits = 0;
+  char constraint = 0;
+};
+
+std::optional<Words> splitIntoWords(Type type) {
+  Type element = getElementTypeOrSelf(type);
+  if (!element.isIntOrFloat())
+    return std::nullopt;
+  unsigned elementBits = element.getIntOrFloatBitWidth();
+  unsigned n = isa<VectorType>(type) ? cast<VectorType>(type).getNumElements()
+                                     : 1;
+  unsigned total = elementBits * n;
+  unsigned wordBits = elementBits == 64 ? 64 : std::min(total, 32u);
+  if (wordBits < 16 || total % wordBits)
+    return std::nullopt;
+  return Words{total / wordBits, wordBits,
+               wordBits == 64 ? 'l' : wordBits == 32 ? 'r' : 'h'};
+}
+
+/// `value` (of an access type) as its words, and back.
+SmallVector<Value> toWords(OpBuilder &b, Location loc, Value value,
+                           Words words) {
+  Type word = b.getIntegerType(words.wordBits);
+  Type wide = words.words == 1 ? word : VectorType::get(words.words, word);
+  Value cast = LLVM::BitcastOp::create(b, loc, wide, value);
+  if (words.words == 1)
+    return {cast};
+  SmallVector<Value> result;
+  for (unsigned i = 0; i < words.words; ++i)
+    result.push_back(
+        LLVM::ExtractElementOp::create(b, loc, cast, i32(b, loc, i)));
+  return result;
+}
+
+Value fromWords(OpBuilder &b, Location loc, ValueRange parts, Words words,
+                Type type) {
+  Type word = b.getIntegerType(words.wordBits);
+  if (words.words == 1)
+    return LLVM::BitcastOp::create(b, loc, type, parts[0]);
+  Value vec = LLVM::PoisonOp::create(b, loc, VectorType::get(words.words, word));
+  for (auto [i, part] : llvm::enumerate(parts))
+    vec = LLVM::InsertElementOp::create(b, loc, vec, part, i32(b, loc, i));
+  return LLVM::BitcastOp::create(b, loc, type, vec);
+}
+
+std::string vectorSuffix(Words words) {
+  return (words.words > 1 ? ".v" + std::to_string(words.words) : "") + ".b" +
+         std::to_string(words.wordBits);
+}
+
+/// PTX qualifiers of a cache modifier or an eviction policy (one of them:
+/// PTX takes a cache operator or an eviction priority, not both).
+std::string cacheQualifiers(CacheModifier cache, EvictionPolicy evict,
+                            bool isLoad) {
+  switch (cache) {
+  case CacheModifier::ca:
+  case CacheModifier::cv:
+    if (isLoad)
+      return "." + stringifyCacheModifier(cache).str();
+    break;
+  case CacheModifier::wb:
+  case CacheModifier::wt:
+    if (!isLoad)
+      return "." + stringifyCacheModifier(cache).str();
+    break;
+  case CacheModifier::cg:
+  case CacheModifier::cs:
+    return "." + stringifyCacheModifier(cache).str();
+  case CacheModifier::none:
+    break;
+  }
+  switch (evict) {
+  case EvictionPolicy::evict_first:
+    return ".L1::evict_first";
+  case EvictionPolicy::evict_last:
+    return ".L1::evict_last";
+  case EvictionPolicy::normal:
+    break;
+  }
+  return "";
+}
+
+LLVM::InlineAsmOp inlineAsm(OpBuilder &b, Location loc, Type result,
+                            ValueRange operands, StringRef text,
+                            StringRef constraints) {
+  return LLVM::InlineAsmOp::create(
+      b, loc, result, operands, text, constraints, /*has_side_effects=*/true,
+      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      ArrayAttr());
+}
+
+} // namespace
+
+Value NvidiaTargetInfo::programId(OpBuilder &b, Location loc,
+                                  ProgramAxis axis) const {
+  Type i32 = b.getI32Type();
+  switch (axis) {
+  case ProgramAxis::x:
+    return NVVM::BlockIdXOp::create(b, loc, i32);
+  case ProgramAxis::y:
+    return NVVM::BlockIdYOp::create(b, loc, i32);
+  case ProgramAxis::z:
+    return NVVM::BlockIdZOp::create(b, loc, i32);
+  }
+  llvm_unreachable("unknown axis");
+}
+
+Value NvidiaTargetInfo::numPrograms(OpBuilder &b, Location loc,
+                                    ProgramAxis axis) const {
+  Type i32 = b.getI32Type();
+  switch (axis) {
+  case ProgramAxis::x:
+    return NVVM::GridDimXOp::create(b, loc, i32);
+  case ProgramAxis::y:
+    return NVVM::GridDimYOp::create(b, loc, i32);
+  case ProgramAxis::z:
+    return NVVM::GridDimZOp::create(b, loc, i32);
+  }
+  llvm_unreachable("unknown axis");
+}
+
+Value NvidiaTargetInfo::threadId(OpBuilder &b, Location loc) const {
+  return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+}
+
+Value NvidiaTargetInfo::shuffleXor(OpBuilder &b, Location loc, Value value,
+                                   unsigned mask) const {
+  return shuffle(b, loc, value, i32(b, loc, mask), NVVM::ShflKind::bfly, 0x1f);
+}
+
+Value NvidiaTargetInfo::shuffleUp(OpBuilder &b, Location loc, Value value,
+                                  unsigned delta) const {
+  return shuffle(b, loc, value, i32(b, loc, delta), NVVM::ShflKind::up, 0);
+}
+
+Value NvidiaTargetInfo::shuffleIndex(OpBuilder &b, Location loc, Value value,
+                                     Value lane) const {
+  return shuffle(b, loc, value, lane, NVVM::ShflKind::idx, 0x1f);
+}
+
+void NvidiaTargetInfo::barrier(OpBuilder &b, Location loc) const {
+  NVVM::Barrier0Op::create(b, loc);
+}
+
+Value NvidiaTargetInfo::loadGlobal(OpBuilder &b, Location loc, Value ptr,
+                                   Type type, Value pred, Value other,
+                                   CacheModifier cache, EvictionPolicy evict,
+                                   bool isVolatile) const {
+  std::optional<Words> words = splitIntoWords(type);
+  if (!words)
+    return TargetInfo::loadGlobal(b, loc, ptr, type, pred, other, cache, evict,
+                                  isVolatile);
+  // $0..: the words; then the predicate, the address, and `other`.
+  unsigned n = words->words;
+  std::string text, constraints;
+  SmallVector<Value> operands{pred, ptr};
+  if (other) {
+    llvm::append_range(operands, toWords(b, loc, other, *words));
+    for (unsigned i = 0; i < n; ++i)
+      text += "mov.b" + std::to_string(words->wordBits) + " $" +
+              std::to_string(i) + ", $" + std::to_string(n + 2 + i) + ";\n\t";
+  }
+  text += "@$" + std::to_string(n) + " ld" + (isVolatile ? ".volatile" : "") +
+          ".global" +
+          (isVolatile ? "" : cacheQualifiers(cache, evict, /*isLoad=*/true)) +
+          vectorSuffix(*words) + " ";
+  text += n > 1 ? "{" : "";
+  for (unsigned i = 0; i < n; ++i)
+    text += (i ? ", $" : "$") + std::to_string(i);
+  text += (n > 1 ? "}" : "") + std::string(", [ $") + std::to_string(n + 1) +
+          " + 0 ];";
+  for (unsigned i = 0; i < n; ++i)
+    constraints += std::string(i ? "," : "") + "=" + words->constraint;
+  constraints += ",b,l";
+  for (unsigned i = 0; other && i < n; ++i)
+    constraints += std::string(",") + words->constraint;
+
+  Type word = b.getIntegerType(words->wordBits);
+  Type result = n == 1 ? word
+                       : LLVM::LLVMStructType::getLiteral(
+                             b.getContext(), SmallVector<Type>(n, word));
+  Value loaded = inlineAsm(b, loc, result, operands, text, constraints)
+                     .getResult(0);
+  SmallVector<Value> parts;
+  if (n == 1)
+    parts.push_back(loaded);
+  else
+    for (unsigned i = 0; i < n; ++i)
+      parts.push_back(LLVM::ExtractValueOp::create(b, loc, loaded, i));
+  return fromWords(b, loc, parts, *words, type);
+}
+
+void NvidiaTargetInfo::storeGlobal(OpBuilder &b, Location loc, Value ptr,
+                                   Value value, Value pred, CacheModifier cache,
+                                   EvictionPolicy evict) const {
+  std::optional<Words> words = splitIntoWords(value.getType());
+  if (!words)
+    return TargetInfo::storeGlobal(b, loc, ptr, value, pred, cache, evict);
+  unsigned n = words->words;
+  SmallVector<Value> operands{pred, ptr};
+  llvm::append_range(operands, toWords(b, loc, value, *words));
+  std::string text = "@$0 st.global" +
+                     cacheQualifiers(cache, evict, /*isLoad=*/false) +
+                     vectorSuffix(*words) + " [ $1 + 0 ], ";
+  text += n > 1 ? "{" : "";
+  for (unsigned i = 0; i < n; ++i)
+    text += (i ? ", $" : "$") + std::to_string(i + 2);
+  text += n > 1 ? "};" : ";";
+  std::string constraints = "b,l";
+  for (unsigned i = 0; i < n; ++i)
+    constraints += std::string(",") + words->constraint;
+  inlineAsm(b, loc, Type(), operands, text, constraints);
+}
+
+StringRef NvidiaTargetInfo::syncScope(MemScope scope) const {
+  switch (scope) {
+  case MemScope::cta:
+    return "block";
+  case MemScope::gpu:
+    return "device";
+  case MemScope::sys:
+    return "";
+  }
+  llvm_unreachable("unknown scope");
+}
+
+void NvidiaTargetInfo::printf(OpBuilder &b, Location loc, StringRef format,
+                              ValueRange args) const {
+  MLIRContext *context = b.getContext();
+  auto ptrType = LLVM::LLVMPointerType::get(context);
+  auto vprintf = declareFunction(
+      b, enclosingModule(b), "vprintf",
+      LLVM::LLVMFunctionType::get(b.getI32Type(), {ptrType, ptrType}));
+  Value buffer;
+  if (args.empty()) {
+    buffer = LLVM::ZeroOp::create(b, loc, ptrType);
+  } else {
+    SmallVector<Type> fields;
+    for (Value arg : args)
+      fields.push_back(arg.getType());
+    auto structType = LLVM::LLVMStructType::getLiteral(context, fields);
+    Value one = arith::ConstantIntOp::create(b, loc, 1, 64);
+    buffer = LLVM::AllocaOp::create(b, loc, ptrType, structType, one,
+                                    /*alignment=*/8);
+    for (auto [i, arg] : llvm::enumerate(args)) {
+      Value field = LLVM::GEPOp::create(
+          b, loc, ptrType, structType, buffer,
+          ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)});
+      LLVM::StoreOp::create(b, loc, arg, field);
+    }
+  }
+  LLVM::CallOp::create(b, loc, vprintf,
+                       ValueRange{stringConstant(b, loc, format), buffer});
+}
+
+void NvidiaTargetInfo::assertFail(OpBuilder &b, Location loc,
+                                  StringRef message, StringRef file,
+                                  unsigned line, StringRef function) const {
+  MLIRContext *context = b.getContext();
+  auto ptrType = LLVM::LLVMPointerType::get(context);
+  auto assertfail = declareFunction(
+      b, enclosingModule(b), "__assertfail",
+      LLVM::LLVMFunctionType::get(
+          LLVM::LLVMVoidType::get(context),
+          {ptrType, ptrType, b.getI32Type(), ptrType, b.getI64Type()}));
+  LLVM::CallOp::create(
+      b, loc, assertfail,
+      ValueRange{stringConstant(b, loc, message), stringConstant(b, loc, file),
+                 i32(b, loc, line), stringConstant(b, loc, function),
+                 arith::ConstantIntOp::create(b, loc, 1, 64)});
+}
+
+namespace {
+
+/// A math op on f32 or f64 as a call of libdevice's function (f16 and bf16
+/// computed in f32).
+class LibdevicePattern : public ConvertToLLVMPattern {
+public:
+  LibdevicePattern(StringRef opName, StringRef f32Name, StringRef f64Name,
+                   LLVMTypeConverter &converter)
+      : ConvertToLLVMPattern(opName, &converter.getContext(), converter,
+                             /*benefit=*/2),
+        f32Name(f32Name), f64Name(f64Name) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = op->getResult(0).getType();
+    if (!isa<FloatType>(type))
+      return failure();
+    Location loc = op->getLoc();
+    bool isF64 = type.isF64();
+    Type computeType = isF64 ? type : rewriter.getF32Type();
+    SmallVector<Value> args;
+    for (Value operand : operands)
+      args.push_back(operand.getType() == computeType
+                         ? operand
+                         : Value(LLVM::FPExtOp::create(rewriter, loc,
+                                                       computeType, operand)));
+    SmallVector<Type> argTypes(args.size(), computeType);
+    auto func = declareFunction(
+        rewriter, op->getParentOfType<ModuleOp>(), isF64 ? f64Name : f32Name,
+        LLVM::LLVMFunctionType::get(computeType, argTypes));
+    Value result = LLVM::CallOp::create(rewriter, loc, func, args).getResult();
+    if (type != computeType)
+      result = LLVM::FPTruncOp::create(rewriter, loc, type, result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+private:
+  std::string f32Name, f64Name;
+};
+
+} // namespace
+
+void NvidiaTargetInfo::populateMathPatterns(LLVMTypeConverter &converter,
+                                            RewritePatternSet &patterns) const {
+  // Ops NVPTX has no instruction for; the others go through LLVM's
+  // intrinsics (math-to-llvm).
+  struct Entry {
+    StringRef op, name;
+  };
+  static const Entry entries[] = {
+      {math::ExpOp::getOperationName(), "exp"},
+      {math::Exp2Op::getOperationName(), "exp2"},
+      {math::ExpM1Op::getOperationName(), "expm1"},
+      {math::LogOp::getOperationName(), "log"},
+      {math::Log2Op::getOperationName(), "log2"},
+      {math::Log10Op::getOperationName(), "log10"},
+      {math::Log1pOp::getOperationName(), "log1p"},
+      {math::SinOp::getOperationName(), "sin"},
+      {math::CosOp::getOperationName(), "cos"},
+      {math::TanOp::getOperationName(), "tan"},
+      {math::AsinOp::getOperationName(), "asin"},
+      {math::AcosOp::getOperationName(), "acos"},
+      {math::AtanOp::getOperationName(), "atan"},
+      {math::Atan2Op::getOperationName(), "atan2"},
+      {math::SinhOp::getOperationName(), "sinh"},
+      {math::CoshOp::getOperationName(), "cosh"},
+      {math::TanhOp::getOperationName(), "tanh"},
+      {math::AsinhOp::getOperationName(), "asinh"},
+      {math::AcoshOp::getOperationName(), "acosh"},
+      {math::AtanhOp::getOperationName(), "atanh"},
+      {math::ErfOp::getOperationName(), "erf"},
+      {math::ErfcOp::getOperationName(), "erfc"},
+      {math::PowFOp::getOperationName(), "pow"},
+      {math::CbrtOp::getOperationName(), "cbrt"},
+      {math::RsqrtOp::getOperationName(), "rsqrt"},
+      {arith::RemFOp::getOperationName(), "fmod"},
+  };
+  for (const Entry &e : entries)
+    patterns.add<LibdevicePattern>(e.op, ("__nv_" + e.name + "f").str(),
+                                   ("__nv_" + e.name).str(), converter);
+}
+
+void NvidiaTargetInfo::markKernel(LLVM::LLVMFuncOp func,
+                                  unsigned threadsPerBlock) const {
+  MLIRContext *context = func.getContext();
+  func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
+                UnitAttr::get(context));
+  func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
+                DenseI32ArrayAttr::get(
+                    context, {static_cast<int32_t>(threadsPerBlock), 1, 1}));
+}

@@ -1,0 +1,49 @@
+//===- NvidiaTargetInfo.h - the shared lowering's hooks for NVIDIA --------===//
+
+#ifndef TESSERA_BACKENDS_NVIDIA_NVIDIATARGETINFO_H
+#define TESSERA_BACKENDS_NVIDIA_NVIDIATARGETINFO_H
+
+#include "backends/common/TargetInfo.h"
+
+namespace mlir::tile {
+
+/// NVVM intrinsics and PTX: 32-lane warps, `shfl.sync`, `bar.sync`,
+/// predicated vector `ld.global`/`st.global` with cache hints, `vprintf`,
+/// `__assertfail`, libdevice for math.
+class NvidiaTargetInfo : public TargetInfo {
+public:
+  unsigned getWarpSize() const override { return 32; }
+  Value programId(OpBuilder &b, Location loc, ProgramAxis axis) const override;
+  Value numPrograms(OpBuilder &b, Location loc,
+                    ProgramAxis axis) const override;
+  Value threadId(OpBuilder &b, Location loc) const override;
+  Value shuffleXor(OpBuilder &b, Location loc, Value value,
+                   unsigned mask) const override;
+  Value shuffleUp(OpBuilder &b, Location loc, Value value,
+                  unsigned delta) const override;
+  Value shuffleIndex(OpBuilder &b, Location loc, Value value,
+                     Value lane) const override;
+  void barrier(OpBuilder &b, Location loc) const override;
+  unsigned getGlobalAddressSpace() const override { return 1; }
+  unsigned getSharedAddressSpace() const override { return 3; }
+  Value loadGlobal(OpBuilder &b, Location loc, Value ptr, Type type,
+                   Value pred, Value other, CacheModifier cache,
+                   EvictionPolicy evict, bool isVolatile) const override;
+  void storeGlobal(OpBuilder &b, Location loc, Value ptr, Value value,
+                   Value pred, CacheModifier cache,
+                   EvictionPolicy evict) const override;
+  StringRef syncScope(MemScope scope) const override;
+  void printf(OpBuilder &b, Location loc, StringRef format,
+              ValueRange args) const override;
+  void assertFail(OpBuilder &b, Location loc, StringRef message,
+                  StringRef file, unsigned line,
+                  StringRef function) const override;
+  void populateMathPatterns(LLVMTypeConverter &converter,
+                            RewritePatternSet &patterns) const override;
+  void markKernel(LLVM::LLVMFuncOp func,
+                  unsigned threadsPerBlock) const override;
+};
+
+} // namespace mlir::tile
+
+#endif // TESSERA_BACKENDS_NVIDIA_NVIDIATARGETINFO_H

@@ -1,0 +1,104 @@
+//===- tessera-compile.cpp - compile a tile kernel for a target -----------===//
+//
+// Reads one kernel's tile IR (after the target-independent pipeline) and
+// prints a stage of its compilation for a target, or writes its binary:
+//
+//   tessera-opt k.mlir -tile-default-pipeline |
+//     tessera-compile --target=sm_90 --emit=asm
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/Backend.h"
+#include "backends/Compiler.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir::tile;
+
+namespace {
+llvm::cl::opt<std::string> input(llvm::cl::Positional,
+                                 llvm::cl::desc("<tile IR file>"),
+                                 llvm::cl::init("-"));
+llvm::cl::opt<std::string> output("o", llvm::cl::desc("output file"),
+                                  llvm::cl::value_desc("file"),
+                                  llvm::cl::init("-"));
+llvm::cl::opt<std::string>
+    target("target",
+           llvm::cl::desc("the target: cuda:90, sm_80, sm_90a, ..."),
+           llvm::cl::init("sm_90a"));
+llvm::cl::opt<unsigned> numWarps("num-warps",
+                                 llvm::cl::desc("warps per block"),
+                                 llvm::cl::init(4));
+enum class Emit { TileLayout, LLVMIR, Assembly, Binary, Metadata };
+llvm::cl::opt<Emit> emit(
+    "emit", llvm::cl::desc("what to write"), llvm::cl::init(Emit::Assembly),
+    llvm::cl::values(
+        clEnumValN(Emit::TileLayout, "tile-layout", "tile IR with layouts"),
+        clEnumValN(Emit::LLVMIR, "llir", "the optimised LLVM IR"),
+        clEnumValN(Emit::Assembly, "asm", "PTX or AMDGCN"),
+        clEnumValN(Emit::Binary, "bin", "the binary (cubin, HSACO)"),
+        clEnumValN(Emit::Metadata, "metadata",
+                   "name, target, warps, shared memory")));
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  llvm::cl::ParseCommandLineOptions(argc, argv,
+                                    "compile a tile kernel for a target\n");
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(input);
+  if (!buffer) {
+    llvm::WithColor::error() << "cannot read " << input << ": "
+                             << buffer.getError().message() << "\n";
+    return 1;
+  }
+  registerBuiltinBackends();
+  CompileOptions options;
+  options.numWarps = numWarps;
+  CompiledKernel kernel;
+  try {
+    kernel = compileKernel((*buffer)->getBuffer().str(), target, options);
+  } catch (const StageError &error) {
+    llvm::WithColor::error() << error.what() << "\n";
+    return 1;
+  }
+  std::string text;
+  switch (emit) {
+  case Emit::TileLayout:
+    text = kernel.tileLayout;
+    break;
+  case Emit::LLVMIR:
+    text = kernel.llvmIR;
+    break;
+  case Emit::Assembly:
+    text = kernel.assembly;
+    break;
+  case Emit::Binary:
+    if (kernel.binary.empty()) {
+      llvm::WithColor::error() << kernel.binaryNote << "\n";
+      return 1;
+    }
+    text = kernel.binary;
+    break;
+  case Emit::Metadata:
+    llvm::raw_string_ostream(text)
+        << "name: " << kernel.name << "\nbackend: " << kernel.backend
+        << "\narch: " << kernel.arch << "\nwarp_size: " << kernel.warpSize
+        << "\nnum_warps: " << kernel.numWarps
+        << "\nshared_bytes: " << kernel.sharedBytes << "\n";
+    break;
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream os(output, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    llvm::WithColor::error() << "cannot write " << output << ": "
+                             << ec.message() << "\n";
+    return 1;
+  }
+  os << text;
+  return 0;
+}
