@@ -16,6 +16,8 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <mutex>
+
 using namespace mlir;
 using namespace mlir::tile;
 
@@ -31,6 +33,8 @@ std::string printModule(ModuleOp module) {
 CompiledKernel mlir::tile::compileKernel(const std::string &tileIR,
                                          const std::string &targetSpec,
                                          const CompileOptions &options) {
+  static std::once_flag registered;
+  std::call_once(registered, registerBuiltinBackends);
   auto resolved = resolveTarget(targetSpec);
   if (!resolved)
     throw StageError(llvm::toString(resolved.takeError()));

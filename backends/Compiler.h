@@ -33,7 +33,8 @@ struct CompiledKernel {
 };
 
 /// Compiles `tileIR` (one kernel, after the target-independent pipeline) for
-/// `target` ("cuda:90", "sm_80", ...). Throws StageError with the
+/// `target` ("cuda:90", "sm_80", ...), with the built-in backends registered
+/// on first use. Throws StageError with the
 /// diagnostics, located in the kernel's source, when it cannot.
 CompiledKernel compileKernel(const std::string &tileIR,
                              const std::string &target,

@@ -131,10 +131,8 @@ SmallVector<Value> shareFromCanonical(OpBuilder &b, Location loc,
   for (auto [r, value] : llvm::enumerate(values)) {
     if (layout && isDuplicateRegister(*layout, r))
       continue;
-    scf::IfOp::create(b, loc, isCanonical, [&](OpBuilder &b, Location loc) {
-      storeShared(b, loc, addresses[r], value);
-      scf::YieldOp::create(b, loc);
-    });
+    emitIf(b, loc, isCanonical,
+           [&] { storeShared(b, loc, addresses[r], value); });
   }
   state.target.barrier(b, loc);
   SmallVector<Value> result;
@@ -440,11 +438,8 @@ public:
                   formatValue(rewriter, loc, value, op.getHex(), isSigned,
                               args) +
                   "\n";
-        scf::IfOp::create(rewriter, loc, canonical,
-                          [&](OpBuilder &b, Location loc) {
-                            target.printf(b, loc, format, args);
-                            scf::YieldOp::create(b, loc);
-                          });
+        emitIf(rewriter, loc, canonical,
+               [&] { target.printf(rewriter, loc, format, args); });
       }
     }
     rewriter.eraseOp(op);
@@ -464,11 +459,8 @@ private:
 
   void printOnce(OpBuilder &b, Location loc, const std::string &format,
                  ArrayRef<Value> args) const {
-    scf::IfOp::create(b, loc, isFirstThread(b, loc, state.target),
-                      [&](OpBuilder &b, Location loc) {
-                        state.target.printf(b, loc, format, args);
-                        scf::YieldOp::create(b, loc);
-                      });
+    emitIf(b, loc, isFirstThread(b, loc, state.target),
+           [&] { state.target.printf(b, loc, format, args); });
   }
 
   /// The printf conversion of `value`, appending what it prints to `args`
@@ -520,10 +512,9 @@ public:
                                                    isFalse))
                       : isFalse;
     }
-    scf::IfOp::create(rewriter, loc, failed, [&](OpBuilder &b, Location loc) {
-      state.target.assertFail(b, loc, op.getMessage(), place.file, place.line,
-                              function);
-      scf::YieldOp::create(b, loc);
+    emitIf(rewriter, loc, failed, [&] {
+      state.target.assertFail(rewriter, loc, op.getMessage(), place.file,
+                              place.line, function);
     });
     rewriter.eraseOp(op);
     return success();

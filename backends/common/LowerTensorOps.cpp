@@ -28,25 +28,28 @@ public:
   matchAndRewrite(Operation *op, ArrayRef<ValueRange> operands,
                   ConversionPatternRewriter &rewriter) const override {
     if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
-        isa<arith::ConstantOp>(op) || op->getNumRegions() ||
-        op->getNumResults() != 1)
+        isa<arith::ConstantOp>(op) || op->getNumRegions())
       return failure();
-    Type resultType = getTypeConverter()->convertType(
-        getElementTypeOrSelf(op->getResult(0).getType()));
+    SmallVector<Type> resultTypes;
+    for (Type type : op->getResultTypes())
+      resultTypes.push_back(
+          getTypeConverter()->convertType(getElementTypeOrSelf(type)));
     size_t n = 1;
     for (ValueRange registers : operands)
       n = std::max(n, registers.size());
-    SmallVector<Value> results;
+    SmallVector<SmallVector<Value>> results(op->getNumResults());
     for (size_t i = 0; i < n; ++i) {
       OperationState state(op->getLoc(), op->getName());
       for (ValueRange registers : operands)
         state.operands.push_back(registers.size() == 1 ? registers[0]
                                                        : registers[i]);
-      state.types.push_back(resultType);
+      state.types.append(resultTypes);
       state.attributes = op->getAttrs();
-      results.push_back(rewriter.create(state)->getResult(0));
+      Operation *scalar = rewriter.create(state);
+      for (auto [values, result] : llvm::zip(results, scalar->getResults()))
+        values.push_back(result);
     }
-    replaceWithRegisters(rewriter, op, results);
+    rewriter.replaceOpWithMultiple(op, std::move(results));
     return success();
   }
 };
@@ -138,27 +141,170 @@ public:
   }
 };
 
+/// A layout in shared memory holding every element once, row-major.
+LinearLayout rowMajorShared(ArrayRef<int64_t> shape) {
+  std::vector<LinearLayout::InDim> ins{{kOffset, {}}};
+  for (int d = shape.size() - 1; d >= 0; --d)
+    for (int64_t bit = 1; bit < shape[d]; bit <<= 1) {
+      std::vector<int32_t> basis(shape.size(), 0);
+      basis[d] = bit;
+      ins[0].bases.push_back(std::move(basis));
+    }
+  std::vector<LinearLayout::OutDim> outs;
+  for (auto [d, size] : llvm::enumerate(shape))
+    outs.push_back({dimName(d), static_cast<int32_t>(size)});
+  return llvm::cantFail(LinearLayout::create(std::move(ins), std::move(outs)));
+}
+
+/// Consecutive registers that go to consecutive, aligned shared-memory
+/// elements, up to 16 bytes.
+unsigned sharedVectorWidth(const LinearLayout &toOffset, Type element) {
+  if (!element.isIntOrFloat() || element.isInteger(1))
+    return 1;
+  unsigned vec = std::min<unsigned>(
+      toOffset.getNumConsecutive(kRegister, kOffset),
+      std::max(1u, 16 / storageBytes(element)));
+  // The other bits must not move a vector off its alignment.
+  auto misaligns = [&](unsigned vec) {
+    for (const LinearLayout::InDim &in : toOffset.getInDims())
+      for (auto [bit, basis] : llvm::enumerate(in.bases))
+        if (!(in.name == kRegister && (1u << bit) < vec) &&
+            (basis[0] & (vec - 1)))
+          return true;
+    return false;
+  };
+  while (vec > 1 && misaligns(vec))
+    vec /= 2;
+  return vec;
+}
+
+/// The registers of a tensor in layout `dst`, from its registers `values`
+/// in `src`: moved within threads where they can be, else through shared
+/// memory (with the planner's swizzle where it chose one).
+FailureOr<SmallVector<Value>>
+convertLayout(OpBuilder &b, Location loc, LoweringState &state,
+              const LinearLayout &src, const LinearLayout &dst,
+              ArrayRef<int64_t> shape, ValueRange values, Type element) {
+  if (std::optional<SmallVector<unsigned>> map = mapRegisters(
+          src, dst,
+          [](ArrayRef<int32_t> c) { return SmallVector<int32_t>(c); })) {
+    SmallVector<Value> result;
+    for (unsigned s : *map)
+      result.push_back(values[s]);
+    return result;
+  }
+  unsigned bytes = storageBytes(element);
+  std::optional<ConversionPlan> plan = planConversion(src, dst, bytes * 8);
+  if (!plan)
+    return failure();
+  LinearLayout shared = plan->kind == ConversionKind::SharedMemory
+                            ? plan->shared
+                            : rowMajorShared(shape);
+  std::optional<LinearLayout> srcToOffset = src.invertAndCompose(shared);
+  std::optional<LinearLayout> dstToOffset = dst.invertAndCompose(shared);
+  if (!srcToOffset || !dstToOffset)
+    return failure();
+  int64_t elements = 1;
+  for (int64_t size : shape)
+    elements *= size;
+  state.requireShared(elements * bytes);
+
+  auto elementAddress = [&](Value offset) {
+    return sharedAddress(
+        b, loc, state,
+        arith::MulIOp::create(b, loc, offset, i32Constant(b, loc, bytes)));
+  };
+  HardwareIds ids = emitHardwareIds(b, loc, state.target);
+  state.target.barrier(b, loc);
+  SmallVector<SmallVector<Value>> srcOffsets =
+      emitCoords(b, loc, *srcToOffset, ids);
+  unsigned storeVec = sharedVectorWidth(*srcToOffset, element);
+  for (unsigned r = 0; r < values.size(); r += storeVec) {
+    if (isDuplicateRegister(src, r))
+      continue;
+    Value address = elementAddress(srcOffsets[r][0]);
+    if (storeVec == 1) {
+      storeShared(b, loc, address, values[r]);
+      continue;
+    }
+    auto vecType = VectorType::get(storeVec, element);
+    Value vec = LLVM::PoisonOp::create(b, loc, vecType);
+    for (unsigned i = 0; i < storeVec; ++i)
+      vec = LLVM::InsertElementOp::create(b, loc, vec, values[r + i],
+                                          i32Constant(b, loc, i));
+    LLVM::StoreOp::create(b, loc, vec, address, storeVec * bytes);
+  }
+  state.target.barrier(b, loc);
+  SmallVector<SmallVector<Value>> dstOffsets =
+      emitCoords(b, loc, *dstToOffset, ids);
+  unsigned loadVec = sharedVectorWidth(*dstToOffset, element);
+  SmallVector<Value> result;
+  for (unsigned r = 0, e = numRegisters(dst); r < e; r += loadVec) {
+    Value address = elementAddress(dstOffsets[r][0]);
+    if (loadVec == 1) {
+      result.push_back(loadShared(b, loc, address, element));
+      continue;
+    }
+    auto vecType = VectorType::get(loadVec, element);
+    Value vec =
+        LLVM::LoadOp::create(b, loc, vecType, address, loadVec * bytes);
+    for (unsigned i = 0; i < loadVec; ++i)
+      result.push_back(LLVM::ExtractElementOp::create(b, loc, vec,
+                                                      i32Constant(b, loc, i)));
+  }
+  return result;
+}
+
+/// `layout` with every basis mapped by `map` (linear over GF(2)), for a
+/// tensor of `shape`.
+LinearLayout mapBases(
+    const LinearLayout &layout, ArrayRef<int64_t> shape,
+    llvm::function_ref<SmallVector<int32_t>(ArrayRef<int32_t>)> map) {
+  std::vector<LinearLayout::InDim> ins;
+  for (const LinearLayout::InDim &in : layout.getInDims()) {
+    LinearLayout::InDim mapped{in.name, {}};
+    for (const auto &basis : in.bases) {
+      SmallVector<int32_t> image = map(basis);
+      mapped.bases.emplace_back(image.begin(), image.end());
+    }
+    ins.push_back(std::move(mapped));
+  }
+  std::vector<LinearLayout::OutDim> outs;
+  for (auto [d, size] : llvm::enumerate(shape))
+    outs.push_back({dimName(d), static_cast<int32_t>(size)});
+  return llvm::cantFail(LinearLayout::create(std::move(ins), std::move(outs)));
+}
+
 /// Lowers an op whose result holds elements of its operand found by a linear
-/// map of coordinates, when both layouts put them in the same threads.
+/// map of coordinates (`toSrc`, with inverse `fromSrc`): registers move
+/// within threads when both layouts allow, else through shared memory.
 template <typename Op>
-LogicalResult
-lowerByRegisterMap(Op op, ValueRange src, ConversionPatternRewriter &rewriter,
-                   llvm::function_ref<SmallVector<int32_t>(ArrayRef<int32_t>)>
-                       toSrc) {
+LogicalResult lowerByRegisterMap(
+    Op op, ValueRange src, ConversionPatternRewriter &rewriter,
+    LoweringState &state,
+    llvm::function_ref<SmallVector<int32_t>(ArrayRef<int32_t>)> toSrc,
+    llvm::function_ref<SmallVector<int32_t>(ArrayRef<int32_t>)> fromSrc) {
   std::optional<LinearLayout> srcLayout = layoutOf(op.getSrc().getType());
   std::optional<LinearLayout> dstLayout = layoutOf(op.getType());
   if (!srcLayout || !dstLayout)
     return failure();
-  std::optional<SmallVector<unsigned>> map =
-      mapRegisters(*srcLayout, *dstLayout, toSrc);
-  if (!map)
-    return loweringError(
-        op, "the result's layout does not keep elements in the threads of "
-            "the operand's (a convert_layout is missing)");
-  SmallVector<Value> values;
-  for (unsigned s : *map)
-    values.push_back(src[s]);
-  replaceWithRegisters(rewriter, op, values);
+  if (std::optional<SmallVector<unsigned>> map =
+          mapRegisters(*srcLayout, *dstLayout, toSrc)) {
+    SmallVector<Value> values;
+    for (unsigned s : *map)
+      values.push_back(src[s]);
+    replaceWithRegisters(rewriter, op, values);
+    return success();
+  }
+  // The operand's registers seen in the result's shape, then converted.
+  ArrayRef<int64_t> shape = op.getType().getShape();
+  LinearLayout natural = mapBases(*srcLayout, shape, fromSrc);
+  FailureOr<SmallVector<Value>> values = convertLayout(
+      rewriter, op.getLoc(), state, natural, *dstLayout, shape, src,
+      src.front().getType());
+  if (failed(values))
+    return loweringError(op, "no conversion into the result's layout");
+  replaceWithRegisters(rewriter, op, *values);
   return success();
 }
 
@@ -170,14 +316,17 @@ public:
   matchAndRewrite(BroadcastOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     ArrayRef<int64_t> srcShape = op.getSrc().getType().getShape();
+    auto identity = [](ArrayRef<int32_t> c) { return SmallVector<int32_t>(c); };
     return lowerByRegisterMap(
-        op, adaptor.getSrc(), rewriter, [&](ArrayRef<int32_t> coords) {
+        op, adaptor.getSrc(), rewriter, state,
+        [&](ArrayRef<int32_t> coords) {
           SmallVector<int32_t> result(coords);
           for (auto [d, size] : llvm::enumerate(srcShape))
             if (size == 1)
               result[d] = 0;
           return result;
-        });
+        },
+        identity);
   }
 };
 
@@ -189,12 +338,18 @@ public:
   matchAndRewrite(ExpandDimsOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     unsigned axis = op.getAxis();
-    return lowerByRegisterMap(op, adaptor.getSrc(), rewriter,
-                              [&](ArrayRef<int32_t> coords) {
-                                SmallVector<int32_t> result(coords);
-                                result.erase(result.begin() + axis);
-                                return result;
-                              });
+    return lowerByRegisterMap(
+        op, adaptor.getSrc(), rewriter, state,
+        [&](ArrayRef<int32_t> coords) {
+          SmallVector<int32_t> result(coords);
+          result.erase(result.begin() + axis);
+          return result;
+        },
+        [&](ArrayRef<int32_t> coords) {
+          SmallVector<int32_t> result(coords);
+          result.insert(result.begin() + axis, 0);
+          return result;
+        });
   }
 };
 
@@ -223,10 +378,10 @@ public:
                   ConversionPatternRewriter &rewriter) const override {
     ArrayRef<int64_t> from = op.getType().getShape();
     ArrayRef<int64_t> to = op.getSrc().getType().getShape();
-    return lowerByRegisterMap(op, adaptor.getSrc(), rewriter,
-                              [&](ArrayRef<int32_t> coords) {
-                                return reshapeCoords(coords, from, to);
-                              });
+    return lowerByRegisterMap(
+        op, adaptor.getSrc(), rewriter, state,
+        [&](ArrayRef<int32_t> coords) { return reshapeCoords(coords, from, to); },
+        [&](ArrayRef<int32_t> coords) { return reshapeCoords(coords, to, from); });
   }
 };
 
@@ -238,15 +393,44 @@ public:
   matchAndRewrite(TransOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     ArrayRef<int32_t> order = op.getOrder();
-    return lowerByRegisterMap(op, adaptor.getSrc(), rewriter,
-                              [&](ArrayRef<int32_t> coords) {
-                                SmallVector<int32_t> result(coords.size());
-                                for (auto [i, o] : llvm::enumerate(order))
-                                  result[o] = coords[i];
-                                return result;
-                              });
+    return lowerByRegisterMap(
+        op, adaptor.getSrc(), rewriter, state,
+        [&](ArrayRef<int32_t> coords) {
+          SmallVector<int32_t> result(coords.size());
+          for (auto [i, o] : llvm::enumerate(order))
+            result[o] = coords[i];
+          return result;
+        },
+        [&](ArrayRef<int32_t> coords) {
+          SmallVector<int32_t> result(coords.size());
+          for (auto [i, o] : llvm::enumerate(order))
+            result[i] = coords[o];
+          return result;
+        });
   }
 };
+
+/// The layout of a join of two tensors in `half`: the pair index as the
+/// highest register bit.
+LinearLayout pairLayout(const LinearLayout &half, ArrayRef<int64_t> shape) {
+  LinearLayout natural =
+      mapBases(half, shape, [](ArrayRef<int32_t> coords) {
+        SmallVector<int32_t> result(coords);
+        result.push_back(0);
+        return result;
+      });
+  std::vector<LinearLayout::InDim> ins(natural.getInDims().begin(),
+                                       natural.getInDims().end());
+  std::vector<int32_t> pair(shape.size(), 0);
+  pair.back() = 1;
+  for (LinearLayout::InDim &in : ins)
+    if (in.name == kRegister)
+      in.bases.push_back(pair);
+  return llvm::cantFail(LinearLayout::create(
+      std::move(ins), std::vector<LinearLayout::OutDim>(
+                          natural.getOutDims().begin(),
+                          natural.getOutDims().end())));
+}
 
 /// Whether lanes and warps of `layout` never walk its last dimension (each
 /// thread holds whole pairs of a join).
@@ -273,14 +457,26 @@ public:
       return SmallVector<int32_t>(coords.drop_back());
     };
     SmallVector<unsigned> map(numRegisters(*dst), 0);
-    if (std::optional<LinearLayout> src = layoutOf(op.getLhs().getType())) {
-      std::optional<SmallVector<unsigned>> found =
-          mapRegisters(*src, *dst, dropLast);
-      if (!found)
-        return loweringError(
-            op, "the joined layout does not extend its operands'");
-      map = *found;
+    std::optional<LinearLayout> src = layoutOf(op.getLhs().getType());
+    std::optional<SmallVector<unsigned>> found;
+    if (src)
+      found = mapRegisters(*src, *dst, dropLast);
+    if (src && (!found || !lastDimInRegisters(*dst))) {
+      // Both operands' registers, the pair index as the top register bit,
+      // then converted.
+      LinearLayout natural = pairLayout(*src, op.getType().getShape());
+      SmallVector<Value> both(adaptor.getLhs());
+      llvm::append_range(both, adaptor.getRhs());
+      FailureOr<SmallVector<Value>> values = convertLayout(
+          rewriter, op.getLoc(), state, natural, *dst,
+          op.getType().getShape(), both, convertElement(op.getType()));
+      if (failed(values))
+        return loweringError(op, "no conversion into the result's layout");
+      replaceWithRegisters(rewriter, op, *values);
+      return success();
     }
+    if (found)
+      map = *found;
     if (!lastDimInRegisters(*dst))
       return loweringError(
           op, "a join's pairs must be in one thread's registers");
@@ -301,30 +497,45 @@ public:
   matchAndRewrite(SplitOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     std::optional<LinearLayout> src = layoutOf(op.getSrc().getType());
+    std::optional<LinearLayout> dst = layoutOf(op.getOutLHS().getType());
     if (!src)
       return failure();
+    auto appendZero = [](ArrayRef<int32_t> coords) {
+      SmallVector<int32_t> result(coords);
+      result.push_back(0);
+      return result;
+    };
+    ValueRange srcValues = adaptor.getSrc();
+    SmallVector<Value> converted;
+    if (dst && (!lastDimInRegisters(*src) ||
+                !mapRegisters(*src, *dst, appendZero))) {
+      // Into a layout with both halves of each pair in one thread.
+      LinearLayout natural =
+          pairLayout(*dst, op.getSrc().getType().getShape());
+      FailureOr<SmallVector<Value>> values = convertLayout(
+          rewriter, op.getLoc(), state, *src, natural,
+          op.getSrc().getType().getShape(), srcValues,
+          convertElement(op.getSrc().getType()));
+      if (failed(values))
+        return loweringError(op, "no conversion into the results' layout");
+      converted = *values;
+      srcValues = converted;
+      src = natural;
+    }
     if (!lastDimInRegisters(*src))
       return loweringError(
           op, "a split's pairs must be in one thread's registers");
     std::map<SmallVector<int32_t>, unsigned> registers;
     for (unsigned s = 0, e = numRegisters(*src); s < e; ++s)
       registers.emplace(registerCoords(*src, s), s);
-    std::optional<LinearLayout> dst = layoutOf(op.getOutLHS().getType());
     unsigned n = dst ? numRegisters(*dst) : 1;
-    if (dst && !mapRegisters(*src, *dst, [](ArrayRef<int32_t> coords) {
-          SmallVector<int32_t> result(coords);
-          result.push_back(0);
-          return result;
-        }))
-      return loweringError(
-          op, "the split layout does not extend its results'");
     SmallVector<SmallVector<Value>> results(2);
     for (unsigned r = 0; r < n; ++r) {
       SmallVector<int32_t> coords =
           dst ? registerCoords(*dst, r) : SmallVector<int32_t>();
       for (int half = 0; half < 2; ++half) {
         coords.push_back(half);
-        results[half].push_back(adaptor.getSrc()[registers.at(coords)]);
+        results[half].push_back(srcValues[registers.at(coords)]);
         coords.pop_back();
       }
     }
@@ -365,104 +576,13 @@ public:
     std::optional<LinearLayout> dst = layoutOf(op.getType());
     if (!src || !dst)
       return failure();
-    ValueRange srcValues = adaptor.getSrc();
-    // Each thread has what it needs.
-    if (std::optional<SmallVector<unsigned>> map = mapRegisters(
-            *src, *dst,
-            [](ArrayRef<int32_t> c) { return SmallVector<int32_t>(c); })) {
-      SmallVector<Value> values;
-      for (unsigned s : *map)
-        values.push_back(srcValues[s]);
-      replaceWithRegisters(rewriter, op, values);
-      return success();
-    }
-    Type element = convertElement(op.getType());
-    unsigned bytes = storageBytes(element);
-    std::optional<ConversionPlan> plan =
-        planConversion(*src, *dst, bytes * 8);
-    if (!plan)
-      return loweringError(
-          op, "the result holds elements the operand does not");
-    std::optional<LinearLayout> srcToOffset =
-        src->invertAndCompose(plan->shared);
-    std::optional<LinearLayout> dstToOffset =
-        dst->invertAndCompose(plan->shared);
-    if (!srcToOffset || !dstToOffset)
-      return loweringError(op, "no shared layout for the trip");
-    state.requireShared(plan->sharedBytes);
-
-    Location loc = op.getLoc();
-    HardwareIds ids = emitHardwareIds(rewriter, loc, state.target);
-    state.target.barrier(rewriter, loc);
-    SmallVector<SmallVector<Value>> srcOffsets =
-        emitCoords(rewriter, loc, *srcToOffset, ids);
-    unsigned storeVec = vectorWidth(*srcToOffset, element);
-    for (unsigned r = 0; r < srcValues.size(); r += storeVec) {
-      if (isDuplicateRegister(*src, r))
-        continue;
-      Value address = elementAddress(rewriter, loc, srcOffsets[r][0], bytes);
-      if (storeVec == 1) {
-        storeShared(rewriter, loc, address, srcValues[r]);
-        continue;
-      }
-      auto vecType = VectorType::get(storeVec, element);
-      Value vec = LLVM::PoisonOp::create(rewriter, loc, vecType);
-      for (unsigned i = 0; i < storeVec; ++i)
-        vec = LLVM::InsertElementOp::create(rewriter, loc, vec,
-                                            srcValues[r + i],
-                                            i32Constant(rewriter, loc, i));
-      LLVM::StoreOp::create(rewriter, loc, vec, address, storeVec * bytes);
-    }
-    state.target.barrier(rewriter, loc);
-    SmallVector<SmallVector<Value>> dstOffsets =
-        emitCoords(rewriter, loc, *dstToOffset, ids);
-    unsigned loadVec = vectorWidth(*dstToOffset, element);
-    SmallVector<Value> values;
-    for (unsigned r = 0, e = numRegisters(*dst); r < e; r += loadVec) {
-      Value address = elementAddress(rewriter, loc, dstOffsets[r][0], bytes);
-      if (loadVec == 1) {
-        values.push_back(loadShared(rewriter, loc, address, element));
-        continue;
-      }
-      auto vecType = VectorType::get(loadVec, element);
-      Value vec = LLVM::LoadOp::create(rewriter, loc, vecType, address,
-                                       loadVec * bytes);
-      for (unsigned i = 0; i < loadVec; ++i)
-        values.push_back(LLVM::ExtractElementOp::create(
-            rewriter, loc, vec, i32Constant(rewriter, loc, i)));
-    }
-    replaceWithRegisters(rewriter, op, values);
+    FailureOr<SmallVector<Value>> values = convertLayout(
+        rewriter, op.getLoc(), state, *src, *dst, op.getType().getShape(),
+        adaptor.getSrc(), convertElement(op.getType()));
+    if (failed(values))
+      return loweringError(op, "the result holds elements the operand does not");
+    replaceWithRegisters(rewriter, op, *values);
     return success();
-  }
-
-private:
-  Value elementAddress(OpBuilder &b, Location loc, Value offset,
-                       unsigned bytes) const {
-    return sharedAddress(
-        b, loc, state,
-        arith::MulIOp::create(b, loc, offset, i32Constant(b, loc, bytes)));
-  }
-
-  /// Consecutive registers that go to consecutive, aligned shared-memory
-  /// elements, up to 16 bytes.
-  static unsigned vectorWidth(const LinearLayout &toOffset, Type element) {
-    if (!element.isIntOrFloat() || element.isInteger(1))
-      return 1;
-    unsigned vec = std::min<unsigned>(
-        toOffset.getNumConsecutive(kRegister, kOffset),
-        std::max(1u, 16 / storageBytes(element)));
-    // The other bits must not move a vector off its alignment.
-    auto misaligns = [&](unsigned vec) {
-      for (const LinearLayout::InDim &in : toOffset.getInDims())
-        for (auto [bit, basis] : llvm::enumerate(in.bases))
-          if (!(in.name == kRegister && (1u << bit) < vec) &&
-              (basis[0] & (vec - 1)))
-            return true;
-      return false;
-    };
-    while (vec > 1 && misaligns(vec))
-      vec /= 2;
-    return vec;
   }
 };
 

@@ -284,6 +284,14 @@ Value mlir::tile::shuffleUp(OpBuilder &b, Location loc,
   });
 }
 
+void mlir::tile::emitIf(OpBuilder &b, Location loc, Value cond,
+                        llvm::function_ref<void()> body) {
+  auto branch = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(branch.thenBlock());
+  body();
+}
+
 SmallVector<Value> mlir::tile::emitCombine(OpBuilder &b, Location loc,
                                            Region &combiner, ValueRange lhs,
                                            ValueRange rhs) {

@@ -93,6 +93,12 @@ Value shuffleXor(OpBuilder &b, Location loc, const TargetInfo &target,
 Value shuffleUp(OpBuilder &b, Location loc, const TargetInfo &target,
                 Value value, unsigned delta);
 
+/// Runs `body` (with the builder inside) where `cond` holds. Unlike
+/// scf::IfOp's body builders, the branch is already in the function when
+/// `body` runs, so it can reach the module.
+void emitIf(OpBuilder &b, Location loc, Value cond,
+            llvm::function_ref<void()> body);
+
 /// Applies the combiner region of a reduce or scan to `lhs` and `rhs`.
 SmallVector<Value> emitCombine(OpBuilder &b, Location loc, Region &combiner,
                                ValueRange lhs, ValueRange rhs);

@@ -5,26 +5,149 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "backends/common/Stages.h"
+#include "backends/Compiler.h"
 #include "frontend/Builder.h"
+#include "runtime/Driver.h"
 #include "runtime/host/HostModule.h"
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstring>
+
 namespace py = pybind11;
+using mlir::tile::CompiledKernel;
+using mlir::tile::CompileOptions;
 using mlir::tile::HostArg;
 using mlir::tile::HostBuffer;
 using mlir::tile::HostModule;
 using mlir::tile::frontend::Builder;
 using mlir::tile::frontend::FrontendError;
 using mlir::tile::frontend::Handle;
+namespace runtime = mlir::tile::runtime;
+
+namespace {
+/// A kernel loaded on the current device, with what its launches need.
+class GpuKernel {
+public:
+  GpuKernel(const std::string &image, const std::string &name,
+            unsigned threadsPerBlock, unsigned sharedBytes)
+      : module(runtime::Driver::cuda().loadModule(image)),
+        kernel(module->kernel(name)), threadsPerBlock(threadsPerBlock),
+        sharedBytes(sharedBytes) {}
+
+  /// `args`: (kind, value) with kind "i1", "i32", "i64", "f32", "f64" or
+  /// "p" (a device address), in the kernel's parameter order.
+  void launch(std::array<unsigned, 3> grid, const py::list &args,
+              uint64_t stream) {
+    size_t n = args.size();
+    std::vector<uint64_t> storage(n);
+    std::vector<void *> pointers(n);
+    for (size_t i = 0; i < n; ++i) {
+      auto item = args[i].cast<py::tuple>();
+      std::string kind = item[0].cast<std::string>();
+      void *slot = &storage[i];
+      if (kind == "f32") {
+        float v = item[1].cast<float>();
+        std::memcpy(slot, &v, sizeof v);
+      } else if (kind == "f64") {
+        double v = item[1].cast<double>();
+        std::memcpy(slot, &v, sizeof v);
+      } else if (kind == "i1") {
+        uint8_t v = item[1].cast<bool>();
+        std::memcpy(slot, &v, sizeof v);
+      } else if (kind == "i32") {
+        // Unsigned 32-bit values arrive as Python ints above 2**31.
+        uint32_t v = static_cast<uint32_t>(item[1].cast<int64_t>());
+        std::memcpy(slot, &v, sizeof v);
+      } else {
+        uint64_t v = item[1].cast<py::int_>().cast<uint64_t>();
+        std::memcpy(slot, &v, sizeof v);
+      }
+      pointers[i] = slot;
+    }
+    py::gil_scoped_release release;
+    kernel->launch(grid, threadsPerBlock, sharedBytes, pointers.data(),
+                   reinterpret_cast<void *>(stream));
+  }
+
+private:
+  std::unique_ptr<runtime::Module> module;
+  std::unique_ptr<runtime::Kernel> kernel;
+  unsigned threadsPerBlock, sharedBytes;
+};
+} // namespace
 
 PYBIND11_MODULE(_tessera, m) {
   m.doc() = "Tessera's compiler and runtime, for the tessera package";
   py::register_exception<FrontendError>(m, "FrontendError");
   py::register_exception<mlir::tile::HostError>(m, "HostError");
   py::register_exception<mlir::tile::StageError>(m, "StageError");
+  py::register_exception<runtime::DriverError>(m, "DriverError");
+
+  py::class_<CompiledKernel>(m, "CompiledBinary")
+      .def_readonly("name", &CompiledKernel::name)
+      .def_readonly("backend", &CompiledKernel::backend)
+      .def_readonly("arch", &CompiledKernel::arch)
+      .def_readonly("warp_size", &CompiledKernel::warpSize)
+      .def_readonly("num_warps", &CompiledKernel::numWarps)
+      .def_readonly("shared_bytes", &CompiledKernel::sharedBytes)
+      .def_readonly("tile_layout", &CompiledKernel::tileLayout)
+      .def_readonly("llvm_ir", &CompiledKernel::llvmIR)
+      .def_readonly("assembly", &CompiledKernel::assembly)
+      .def_property_readonly(
+          "binary", [](const CompiledKernel &k) { return py::bytes(k.binary); })
+      .def_readonly("binary_note", &CompiledKernel::binaryNote);
+  m.def(
+      "compile",
+      [](const std::string &tileIR, const std::string &target,
+         unsigned numWarps, unsigned numStages, bool enableFpFusion,
+         bool debug) {
+        CompileOptions options;
+        options.numWarps = numWarps;
+        options.numStages = numStages;
+        options.enableFpFusion = enableFpFusion;
+        options.debug = debug;
+        return mlir::tile::compileKernel(tileIR, target, options);
+      },
+      py::arg("tile_ir"), py::arg("target"), py::arg("num_warps") = 4,
+      py::arg("num_stages") = 3, py::arg("enable_fp_fusion") = true,
+      py::arg("debug") = false, py::call_guard<py::gil_scoped_release>(),
+      "Compiles one kernel's tile IR for a target (\"cuda:90\", ...).");
+
+  // The CUDA driver.
+  m.def("cuda_device_count",
+        [] { return runtime::Driver::cuda().deviceCount(); });
+  m.def("cuda_arch", [](int device) {
+    return runtime::Driver::cuda().deviceInfo(device).arch;
+  });
+  m.def("cuda_set_device",
+        [](int device) { runtime::Driver::cuda().setDevice(device); });
+  m.def("cuda_allocate",
+        [](size_t bytes) { return runtime::Driver::cuda().allocate(bytes); });
+  m.def("cuda_release", [](uint64_t address) {
+    runtime::Driver::cuda().release(address);
+  });
+  m.def("cuda_copy_to_device", [](uint64_t dst, uint64_t src, size_t bytes) {
+    runtime::Driver::cuda().copyToDevice(
+        dst, reinterpret_cast<const void *>(src), bytes);
+  });
+  m.def("cuda_copy_to_host", [](uint64_t dst, uint64_t src, size_t bytes) {
+    runtime::Driver::cuda().copyToHost(reinterpret_cast<void *>(dst), src,
+                                       bytes);
+  });
+  m.def("cuda_synchronize", [] {
+    py::gil_scoped_release release;
+    runtime::Driver::cuda().synchronize();
+  });
+  py::class_<GpuKernel>(m, "GpuKernel")
+      .def(py::init<const std::string &, const std::string &, unsigned,
+                    unsigned>(),
+           py::arg("image"), py::arg("name"), py::arg("threads_per_block"),
+           py::arg("shared_bytes"))
+      .def("launch", &GpuKernel::launch, py::arg("grid"), py::arg("args"),
+           py::arg("stream") = 0);
+
   m.def("assign_layouts", &mlir::tile::assignLayouts, py::arg("tile_ir"),
         py::arg("num_warps"), py::arg("warp_size"),
         py::call_guard<py::gil_scoped_release>(),

@@ -1,8 +1,11 @@
 """Fixtures of the Python suite.
 
-`device` names where kernels run. This build has only the host interpreter;
-tests take the fixture so that a GPU backend, once it exists, runs the same
-tests there.
+With `--compile-for=cuda:90`, every kernel is also compiled (to a cubin, where
+ptxas exists) for that target.
+
+`device` names where kernels run: `--device=interpreter` (the default) or
+`--device=cuda`, which runs the same tests on the GPU (host arrays staged
+there and back, TESSERA_DEVICE=cuda) and skips them where there is none.
 """
 
 import numpy as np
@@ -10,15 +13,28 @@ import pytest
 
 
 def pytest_addoption(parser):
-    parser.addoption("--device", default="interpreter",
-                     help="where kernels run: interpreter (default)")
+    parser.addoption("--device", default="interpreter", choices=["interpreter", "cuda"],
+                     help="where kernels run: interpreter (default) or cuda")
+    parser.addoption("--compile-for", default="",
+                     help="also compile every kernel for these targets (cuda:90,...), "
+                          "which need no device")
+
+
+@pytest.fixture(autouse=True)
+def compile_check(request, monkeypatch):
+    targets = request.config.getoption("--compile-for")
+    if targets:
+        monkeypatch.setenv("TESSERA_COMPILE_CHECK", targets)
 
 
 @pytest.fixture
-def device(request):
+def device(request, monkeypatch):
     name = request.config.getoption("--device")
-    if name != "interpreter":
-        pytest.skip(f"device {name} is not available in this build")
+    if name == "cuda":
+        from tessera.runtime import gpu
+        if not gpu.available():
+            pytest.skip("no CUDA device here")
+        monkeypatch.setenv("TESSERA_DEVICE", "cuda")
     return name
 
 

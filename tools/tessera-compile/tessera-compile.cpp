@@ -8,7 +8,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "backends/Backend.h"
 #include "backends/Compiler.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -56,7 +55,6 @@ int main(int argc, char **argv) {
                              << buffer.getError().message() << "\n";
     return 1;
   }
-  registerBuiltinBackends();
   CompileOptions options;
   options.numWarps = numWarps;
   CompiledKernel kernel;

@@ -1,8 +1,10 @@
 """@tessera.jit: kernels specialised on their arguments, compiled once per
 specialisation, and launched with `kernel[grid](*args)`.
 
-Without a GPU backend in this build, kernels run in the host interpreter on
-numpy arrays (and torch CPU tensors where torch exists).
+Kernels run on the GPU when given GPU memory (torch CUDA tensors, or any
+object with `__cuda_array_interface__`), compiled for the device's
+architecture; on host memory (numpy arrays, torch CPU tensors) they run in
+the host interpreter, or on the GPU with TESSERA_DEVICE=cuda (see gpu.py).
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ import functools
 import hashlib
 import inspect
 import linecache
+import os
 import textwrap
 
 from .. import _tessera
+from . import gpu
 from ..language import core
 from ..language.core import CompilationError, constexpr
 
@@ -35,9 +39,10 @@ _TORCH_DTYPES = {
 class _Pointer:
     """A tensor argument: its element dtype, address and the memory it spans."""
 
-    def __init__(self, dtype, address, base, nbytes, on_host):
+    def __init__(self, dtype, address, base, nbytes, on_host, device=0):
         self.dtype, self.address, self.base, self.nbytes, self.on_host = (
             dtype, address, base, nbytes, on_host)
+        self.device = device
 
 
 def _byte_bounds(array):
@@ -58,8 +63,9 @@ def _as_pointer(value):
             raise TypeError(f"tensors of {value.dtype} cannot be passed to a kernel")
         address = value.data_ptr()
         storage = value.untyped_storage()
-        return _Pointer(dtype, address, storage.data_ptr(), storage.nbytes(),
-                        value.device.type == "cpu")
+        on_host = value.device.type == "cpu"
+        return _Pointer(dtype, address, storage.data_ptr(), storage.nbytes(), on_host,
+                        0 if on_host else value.device.index)
     interface = getattr(value, "__array_interface__", None)
     if interface is not None:  # numpy and friends
         import numpy as np
@@ -72,9 +78,20 @@ def _as_pointer(value):
             base = base.base
         low, high = _byte_bounds(base)
         return _Pointer(dtype, array.__array_interface__["data"][0], low, high - low, True)
-    if hasattr(value, "__cuda_array_interface__"):
-        raise TypeError("GPU arrays need the NVIDIA backend, which this build does not have")
+    interface = getattr(value, "__cuda_array_interface__", None)
+    if interface is not None:  # cupy, numba and friends
+        import numpy as np
+        dtype = _NUMPY_DTYPES.get(str(np.dtype(interface["typestr"])))
+        if dtype is None:
+            raise TypeError(f"arrays of {interface['typestr']} cannot be passed to a kernel")
+        address = interface["data"][0]
+        return _Pointer(dtype, address, address, 0, False)
     return None
+
+
+# Kernel parameter kinds of the argument types, for packing.
+_PARAMETER_KINDS = {"int1": "i1", "int32": "i32", "uint32": "i32", "int64": "i64",
+                    "uint64": "i64", "float32": "f32"}
 
 
 class _Stages(dict):
@@ -100,16 +117,56 @@ class _Stages(dict):
 
 class CompiledKernel:
     """A kernel compiled for one specialisation: its IR by stage, and what is
-    needed to launch it."""
+    needed to launch it on the host interpreter and on GPUs."""
 
-    def __init__(self, name, asm, module):
+    def __init__(self, name, asm, tile_ir, num_warps, num_stages, debug):
         self.name = name
         self.asm = asm
-        self._module = module
+        self._tile_ir = tile_ir  # with source locations
+        self._options = (num_warps, num_stages, debug)
+        self._host = None
+        self._binaries = {}  # target -> CompiledBinary
+        self._loaded = {}  # device -> GpuKernel
+        self.metadata = {"name": name, "target": "host", "num_warps": num_warps,
+                         "num_stages": num_stages, "shared": 0}
 
-    @property
-    def metadata(self):
-        return {"name": self.name, "target": "host"}
+    def host_module(self):
+        if self._host is None:
+            self._host = _tessera.HostModule(self._tile_ir)
+        return self._host
+
+    def compile_for(self, target):
+        """The binary for a target ("cuda:90"); its stages join `asm`."""
+        binary = self._binaries.get(target)
+        if binary is None:
+            num_warps, num_stages, debug = self._options
+            try:
+                binary = _tessera.compile(self._tile_ir, target, num_warps=num_warps,
+                                          num_stages=num_stages, debug=bool(debug))
+            except _tessera.StageError as e:
+                raise CompilationError(f"{self.name}: {e}") from None
+            self._binaries[target] = binary
+            self.asm["tile-layout"] = binary.tile_layout
+            self.asm["llir"] = binary.llvm_ir
+            assembly = "ptx" if binary.backend == "nvidia" else "amdgcn"
+            self.asm[assembly] = binary.assembly
+            if binary.binary:
+                self.asm["cubin" if binary.backend == "nvidia" else "hsaco"] = binary.binary
+            self.metadata.update(target=binary.arch, shared=binary.shared_bytes,
+                                 warp_size=binary.warp_size)
+        return binary
+
+    def gpu_kernel(self, device):
+        """The kernel loaded on a CUDA device."""
+        loaded = self._loaded.get(device)
+        if loaded is None:
+            binary = self.compile_for(gpu.target(device))
+            gpu.set_device(device)
+            image = binary.binary or binary.assembly.encode()
+            threads = binary.num_warps * binary.warp_size
+            loaded = self._loaded[device] = _tessera.GpuKernel(
+                image, binary.name, threads, binary.shared_bytes)
+        return loaded
 
 
 class JITFunction:
@@ -127,6 +184,7 @@ class JITFunction:
         self.do_not_specialize = {
             self.arg_names[a] if isinstance(a, int) else a for a in do_not_specialize}
         self.interpret = interpret
+        self.debug = debug
         self.globals = fn.__globals__
         self.filename = inspect.getsourcefile(fn) or "<unknown>"
         lines, self.first_line = inspect.getsourcelines(fn)
@@ -197,10 +255,10 @@ class JITFunction:
                 arg_types[name] = f"pointer<{pointer.dtype}>"
                 if specialize and pointer.address % 16 == 0:
                     divisibility[name] = 16
-                launch.append((name, pointer))
+                launch.append((name, pointer, "p"))
             elif isinstance(value, bool):
                 arg_types[name] = "int1"
-                launch.append((name, int(value)))
+                launch.append((name, int(value), "i1"))
             elif isinstance(value, int):
                 if specialize and value == 1:
                     constants[name] = 1  # like Triton: a 1 is a compile-time 1
@@ -216,10 +274,10 @@ class JITFunction:
                                     "does not fit in 64 bits")
                 if specialize and value % 16 == 0:
                     divisibility[name] = 16
-                launch.append((name, value))
+                launch.append((name, value, _PARAMETER_KINDS[arg_types[name]]))
             elif isinstance(value, float):
                 arg_types[name] = "float32"
-                launch.append((name, value))
+                launch.append((name, value, "f32"))
             elif value is None:
                 constants[name] = None
             else:
@@ -228,7 +286,7 @@ class JITFunction:
                                 "an array, a tensor, a number, or a constexpr")
         return arg_types, divisibility, constants, launch
 
-    def _compile(self, arg_types, divisibility, constants, num_warps):
+    def _compile(self, arg_types, divisibility, constants, num_warps, num_stages):
         from ..compiler import codegen
         builder = _tessera.Builder()
         try:
@@ -241,12 +299,11 @@ class JITFunction:
         except Exception as e:
             raise CompilationError(str(e)) from None
         tile = builder.text()
-        # What a GPU backend receives: the same IR with layouts (32-lane warps
-        # until a target is chosen).
+        # Until a GPU target is chosen, the layouts of 32-lane warps.
         asm = _Stages({"tile": tile}, {
             "tile-layout": lambda: _tessera.assign_layouts(tile, num_warps, 32)})
-        module = _tessera.HostModule(builder.text(with_locations=True))
-        kernel = CompiledKernel(self.__name__, asm, module)
+        kernel = CompiledKernel(self.__name__, asm, builder.text(with_locations=True),
+                                num_warps, num_stages, self.debug)
         return kernel, generated
 
     def _get_compiled(self, arguments, num_warps, num_stages):
@@ -256,7 +313,11 @@ class JITFunction:
         entry = self.cache.get(key)
         if entry is not None and self._is_current(entry):
             return entry["kernel"], launch
-        kernel, generated = self._compile(arg_types, divisibility, constants, num_warps)
+        kernel, generated = self._compile(arg_types, divisibility, constants, num_warps,
+                                          num_stages)
+        # Checks that kernels compile for targets absent here (CI).
+        for target in filter(None, os.environ.get("TESSERA_COMPILE_CHECK", "").split(",")):
+            kernel.compile_for(target.strip())
         self.cache[key] = {
             "kernel": kernel, "source": self.cache_key,
             "dependencies": dict(generated.dependencies),
@@ -299,25 +360,59 @@ class JITFunction:
         grid = tuple(int(core._unwrap(g)) for g in grid) + (1,) * (3 - len(grid))
         if any(g < 0 for g in grid):
             raise ValueError(f"{self.__name__}: grid dimensions cannot be negative, got {grid}")
+        pointers = [value for _, value, kind in launch if kind == "p"]
+        on_gpu = [p for p in pointers if not p.on_host]
+        if on_gpu and len(on_gpu) != len(pointers):
+            raise ValueError(f"{self.__name__}: some arrays are on a GPU and some in host "
+                             "memory; pass them all on one device")
+        interpret = self.interpret or os.environ.get("TESSERA_INTERPRET", "0") not in ("", "0")
+        if on_gpu and interpret:
+            raise ValueError(f"{self.__name__}: the host interpreter runs on host memory; "
+                             "the arguments are on a GPU")
+        if 0 in grid:
+            return kernel
+        if on_gpu or (not interpret and gpu.staging() and gpu.available()):
+            self._launch_gpu(kernel, grid, launch, on_gpu[0].device if on_gpu else 0)
+        else:
+            self._launch_host(kernel, grid, launch)
+        return kernel
+
+    def _launch_gpu(self, kernel, grid, launch, device):
+        loaded = kernel.gpu_kernel(device)
+        gpu.set_device(device)
+        staging = None
+        args = []
+        for name, value, kind in launch:
+            if kind == "p":
+                if value.on_host:
+                    staging = staging or gpu.Staging()
+                    args.append(("p", staging.address(value)))
+                else:
+                    args.append(("p", value.address))
+            else:
+                args.append((kind, value))
+        try:
+            loaded.launch(list(grid), args, gpu.current_stream(device))
+        except _tessera.DriverError as e:
+            raise RuntimeError(f"{self.__name__}: {e}") from None
+        finally:
+            if staging is not None:
+                staging.finish()
+
+    def _launch_host(self, kernel, grid, launch):
         host_args, buffers = [], []
-        for name, value in launch:
-            if isinstance(value, _Pointer):
-                if not value.on_host:
-                    raise ValueError(f"{self.__name__}: argument '{name}' is on a GPU, but this "
-                                     "build runs kernels on the host interpreter only")
+        for name, value, kind in launch:
+            if kind == "p":
                 host_args.append(("p", value.address))
                 buffers.append((value.base, value.nbytes, name))
-            elif isinstance(value, float):
+            elif kind == "f32":
                 host_args.append(("f", value))
             else:
                 host_args.append(("i", value))
-        if 0 in grid:
-            return kernel
         try:
-            kernel._module.run(kernel.name, list(grid), host_args, buffers)
+            kernel.host_module().run(kernel.name, list(grid), host_args, buffers)
         except _tessera.HostError as e:
             raise RuntimeError(str(e)) from None
-        return kernel
 
 
 def jit(fn=None, *, do_not_specialize=(), interpret=None, debug=None, noinline=False, **kwargs):
