@@ -119,6 +119,8 @@ def test_launch_argument_errors(device):
 
 
 def test_out_of_bounds_access_is_reported(device):
+    if device != "interpreter":
+        pytest.skip("only the host interpreter checks the bounds of every access")
     x = np.zeros(8, np.int32)
     with pytest.raises(RuntimeError) as e:
         simple_kernel[(1,)](x, 16, BLOCK=16)
@@ -135,6 +137,9 @@ def assert_kernel(x_ptr, n, BLOCK: tl.constexpr):
 
 
 def test_device_assert(device):
+    if device != "interpreter":
+        pytest.skip("a failed device assert leaves the CUDA context unusable for the "
+                    "rest of the process")
     assert_kernel[(1,)](np.zeros(1), 16, BLOCK=16)
     line = line_of('tl.device_assert(offs < n, "offset past the end")')
     with pytest.raises(RuntimeError, match=f"test_errors.py:{line}:.*device assertion failed: offset past the end"):

@@ -30,6 +30,8 @@ def test_torch_cpu_tensors(device, dtype):
 
 
 def test_torch_slices_are_bounds_checked(device):
+    if device != "interpreter":
+        pytest.skip("only the host interpreter checks the bounds of every access")
     base = torch.zeros(64)
     view = base[16:32]
     axpy_kernel[(1,)](view, view, view, 1.0, 16, BLOCK=16)

@@ -1,0 +1,33 @@
+"""What the benchmarks share: timing with CUDA events and an L2 flush, and
+the report line (Tessera, the references, the ratio)."""
+
+import torch
+
+
+def bench(fn, warmup=25, rep=100):
+    """Mean milliseconds of `fn` on the current stream, the L2 cache flushed
+    before each run."""
+    flush = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")
+    fn()
+    torch.cuda.synchronize()
+    for _ in range(warmup):
+        fn()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(rep)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(rep)]
+    for i in range(rep):
+        flush.zero_()
+        starts[i].record()
+        fn()
+        ends[i].record()
+    torch.cuda.synchronize()
+    times = sorted(s.elapsed_time(e) for s, e in zip(starts, ends))
+    return sum(times[: rep // 2 + 1]) / (rep // 2 + 1)  # the faster half
+
+
+def report(name, unit, tessera, references):
+    """One line: Tessera's figure, each reference's, and the ratios."""
+    line = f"{name:<40} tessera {tessera:9.1f} {unit}"
+    for ref, value in references.items():
+        if value is not None:
+            line += f" | {ref} {value:9.1f} {unit} (x{tessera / value:.2f})"
+    print(line, flush=True)
