@@ -57,22 +57,31 @@ run_examples() {
     # The values whose elements form runs (what vectorised accesses need).
     "$opt" "$example" -tile-default-pipeline -test-print-axis-info -o /dev/null \
       2>&1 | grep "remark: contiguity" | grep -v "contiguity = \[1\(, 1\)*\]" || true
+    echo "--- stage: PTX for sm_90 (NVIDIA backend)"
+    "$opt" "$example" -tile-default-pipeline |
+      "build/${preset}/bin/tessera-compile" --target=sm_90 --emit=asm |
+      grep -E "^\.(target|visible|maxntid)|ld\.global|st\.global|shfl|bar\.sync" | head -12
     count=$((count + 1))
   done
   echo
-  echo "==> ${count} tile IR examples verified, optimised by the target-independent pipeline and given GPU layouts"
+  echo "==> ${count} tile IR examples verified, optimised by the target-independent pipeline, given GPU layouts and compiled to PTX"
 
-  # The Python examples: compiled by @tessera.jit and run on this machine's
-  # host interpreter (GPU code generation is not part of this build yet).
-  local python="${PYTHON:-/usr/bin/python3}" ran=0
+  # The Python examples: compiled by @tessera.jit and run on the GPU where
+  # one is here (numpy arrays staged to it), else on the host interpreter.
+  local python="${PYTHON:-/usr/bin/python3}" ran=0 where="host interpreter"
+  if PYTHONPATH="build/${preset}/python" "$python" -c \
+      "from tessera.runtime import gpu; raise SystemExit(not gpu.available())" 2>/dev/null; then
+    export TESSERA_DEVICE=cuda
+    where="GPU (NVIDIA backend)"
+  fi
   for example in examples/python/*.py; do
     echo
-    echo "==> ${example} (host interpreter)"
+    echo "==> ${example} (${where})"
     PYTHONPATH="build/${preset}/python" "$python" "$example"
     ran=$((ran + 1))
   done
   echo
-  echo "==> ${ran} Python examples compiled, run on the host interpreter and checked against numpy"
+  echo "==> ${ran} Python examples compiled, run on the ${where} and checked against numpy"
 }
 
 case "${1:-}" in
