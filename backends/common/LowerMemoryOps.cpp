@@ -25,12 +25,14 @@ Value andValues(OpBuilder &b, Location loc, Value lhs, Value rhs) {
 
 /// How many consecutive registers a load or store moves as one vector: they
 /// are consecutive elements of the layout, contiguous and aligned in
-/// memory, under one mask value, and at most 16 bytes.
+/// memory, under one mask value, and at most 16 bytes (pointers, which
+/// vectors cannot hold, one at a time).
 unsigned memoryVectorWidth(const LoweringState &state, Value ptr, Value mask,
-                           unsigned elementBytes) {
+                           Type stored) {
   std::optional<LinearLayout> layout = layoutOf(ptr.getType());
-  if (!layout || elementBytes > 8)
+  if (!layout || isa<LLVM::LLVMPointerType>(stored))
     return 1;
+  unsigned elementBytes = storageBytes(stored);
   unsigned best = 1, dim = 0;
   for (unsigned d = 0; d < layout->getNumOutDims(); ++d) {
     unsigned n = layout->getNumConsecutive(kRegister, dimName(d));
@@ -95,6 +97,16 @@ Value isFirstThread(OpBuilder &b, Location loc, const TargetInfo &target) {
                                target.threadId(b, loc), i32Constant(b, loc, 0));
 }
 
+/// i1: the running thread is the one that writes its elements of a tensor in
+/// `layout` (none: a scalar, written by thread 0).
+Value isWriter(OpBuilder &b, Location loc, const TargetInfo &target,
+               const std::optional<LinearLayout> &layout) {
+  if (!layout)
+    return isFirstThread(b, loc, target);
+  return emitIsCanonicalThread(b, loc, *layout,
+                               emitHardwareIds(b, loc, target));
+}
+
 /// Gives every thread the values of a tensor in `layout` (none: a scalar)
 /// that only its canonical holders (`isCanonical`; for a scalar, thread 0)
 /// computed, through shared memory.
@@ -152,10 +164,7 @@ public:
     Type element = convertElement(op.getType());
     Type stored = memoryType(element, rewriter);
     ValueRange ptrs = adaptor.getPtr();
-    unsigned vec = isa<LLVM::LLVMPointerType>(stored)
-                       ? 1
-                       : memoryVectorWidth(state, op.getPtr(), op.getMask(),
-                                           storageBytes(stored));
+    unsigned vec = memoryVectorWidth(state, op.getPtr(), op.getMask(), stored);
     Type accessType = vec == 1 ? stored : VectorType::get(vec, stored);
     SmallVector<Value> values;
     for (unsigned r = 0; r < ptrs.size(); r += vec) {
@@ -193,16 +202,9 @@ public:
     Type stored = memoryType(element, rewriter);
     std::optional<LinearLayout> layout = layoutOf(op.getPtr().getType());
     // Only one thread writes each element.
-    Value canonical =
-        layout ? emitIsCanonicalThread(
-                     rewriter, loc, *layout,
-                     emitHardwareIds(rewriter, loc, state.target))
-               : isFirstThread(rewriter, loc, state.target);
+    Value canonical = isWriter(rewriter, loc, state.target, layout);
     ValueRange ptrs = adaptor.getPtr();
-    unsigned vec = isa<LLVM::LLVMPointerType>(stored)
-                       ? 1
-                       : memoryVectorWidth(state, op.getPtr(), op.getMask(),
-                                           storageBytes(stored));
+    unsigned vec = memoryVectorWidth(state, op.getPtr(), op.getMask(), stored);
     Type accessType = vec == 1 ? stored : VectorType::get(vec, stored);
     for (unsigned r = 0; r < ptrs.size(); r += vec) {
       if (layout && isDuplicateRegister(*layout, r))
@@ -273,11 +275,7 @@ LogicalResult lowerAtomic(
   Type type = op.getResult().getType();
   std::optional<LinearLayout> layout = layoutOf(type);
   Type element = getElementTypeOrSelf(type);
-  Value canonical =
-      layout ? emitIsCanonicalThread(
-                   rewriter, loc, *layout,
-                   emitHardwareIds(rewriter, loc, state.target))
-             : isFirstThread(rewriter, loc, state.target);
+  Value canonical = isWriter(rewriter, loc, state.target, layout);
   SmallVector<Value> values;
   for (unsigned r = 0; r < ptrs.size(); ++r) {
     Value pred = canonical;
