@@ -131,8 +131,13 @@ private:
             setLayout(r, slice);
         })
         .Case([&](ScanOp scan) {
+          // Blocked layouts and their slices spread every axis over
+          // registers, then lanes, then warps, as the scan's lowering needs.
           Attribute layout = layoutOf(scan.getSrcs()[0]);
-          for (unsigned i = 1; i < scan.getSrcs().size(); ++i)
+          if (!isa<BlockedLayoutAttr, SliceLayoutAttr>(layout))
+            layout = defaultLayout(
+                cast<RankedTensorType>(scan.getSrcs()[0].getType()));
+          for (unsigned i = 0; i < scan.getSrcs().size(); ++i)
             require(scan, i, layout);
           for (Value r : scan.getResult())
             setLayout(r, layout);

@@ -50,11 +50,6 @@ unsigned memoryVectorWidth(const LoweringState &state, Value ptr, Value mask,
   return llvm::bit_floor(uint64_t(std::max<int64_t>(vec, 1)));
 }
 
-/// Memory holds booleans as bytes.
-Type memoryType(Type element, OpBuilder &b) {
-  return element.isInteger(1) ? b.getI8Type() : element;
-}
-
 Value packVector(OpBuilder &b, Location loc, ArrayRef<Value> values,
                  Type type) {
   if (values.size() == 1)
@@ -75,19 +70,6 @@ void unpackVector(OpBuilder &b, Location loc, Value vec, unsigned n,
   for (unsigned i = 0; i < n; ++i)
     out.push_back(LLVM::ExtractElementOp::create(b, loc, vec,
                                                  i32Constant(b, loc, i)));
-}
-
-Value toMemory(OpBuilder &b, Location loc, Value value) {
-  return value.getType().isInteger(1)
-             ? Value(arith::ExtUIOp::create(b, loc, b.getI8Type(), value))
-             : value;
-}
-
-Value fromMemory(OpBuilder &b, Location loc, Value value, Type element) {
-  if (!element.isInteger(1))
-    return value;
-  Value zero = arith::ConstantIntOp::create(b, loc, 0, 8);
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, value, zero);
 }
 
 /// i1: the running thread is thread 0 of the block (the one that does what
@@ -162,7 +144,7 @@ public:
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type element = convertElement(op.getType());
-    Type stored = memoryType(element, rewriter);
+    Type stored = memoryType(element);
     ValueRange ptrs = adaptor.getPtr();
     unsigned vec = memoryVectorWidth(state, op.getPtr(), op.getMask(), stored);
     Type accessType = vec == 1 ? stored : VectorType::get(vec, stored);
@@ -199,7 +181,7 @@ public:
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type element = convertElement(op.getValue().getType());
-    Type stored = memoryType(element, rewriter);
+    Type stored = memoryType(element);
     std::optional<LinearLayout> layout = layoutOf(op.getPtr().getType());
     // Only one thread writes each element.
     Value canonical = isWriter(rewriter, loc, state.target, layout);

@@ -124,9 +124,7 @@ public:
   matchAndRewrite(AddPtrOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Type pointee = getPointeeType(op.getType());
-    Type element = convertElement(pointee);
-    if (element.isInteger(1))
-      element = rewriter.getI8Type();
+    Type element = memoryType(convertElement(pointee));
     ValueRange ptrs = adaptor.getPtr(), offsets = adaptor.getOffset();
     SmallVector<Value> values;
     for (size_t i = 0, e = std::max(ptrs.size(), offsets.size()); i < e; ++i) {

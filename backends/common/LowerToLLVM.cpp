@@ -214,19 +214,42 @@ unsigned mlir::tile::storageBytes(Type type) {
   return std::max(1u, type.getIntOrFloatBitWidth() / 8);
 }
 
+Type mlir::tile::memoryType(Type type) {
+  if (type.isInteger(1))
+    return IntegerType::get(type.getContext(), 8);
+  if (isa<FloatType>(type) && !LLVM::isCompatibleType(type))
+    return IntegerType::get(type.getContext(), type.getIntOrFloatBitWidth());
+  return type;
+}
+
+Value mlir::tile::toMemory(OpBuilder &b, Location loc, Value value) {
+  Type type = memoryType(value.getType());
+  if (type == value.getType())
+    return value;
+  if (value.getType().isInteger(1))
+    return arith::ExtUIOp::create(b, loc, type, value);
+  return arith::BitcastOp::create(b, loc, type, value);
+}
+
+Value mlir::tile::fromMemory(OpBuilder &b, Location loc, Value value,
+                             Type type) {
+  if (value.getType() == type)
+    return value;
+  if (type.isInteger(1))
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, value,
+                                 arith::ConstantIntOp::create(b, loc, 0, 8));
+  return arith::BitcastOp::create(b, loc, type, value);
+}
+
 void mlir::tile::storeShared(OpBuilder &b, Location loc, Value address,
                              Value value) {
-  if (value.getType().isInteger(1))
-    value = arith::ExtUIOp::create(b, loc, b.getI8Type(), value);
-  LLVM::StoreOp::create(b, loc, value, address);
+  LLVM::StoreOp::create(b, loc, toMemory(b, loc, value), address);
 }
 
 Value mlir::tile::loadShared(OpBuilder &b, Location loc, Value address,
                              Type type) {
-  if (!type.isInteger(1))
-    return LLVM::LoadOp::create(b, loc, type, address);
-  Value byte = LLVM::LoadOp::create(b, loc, b.getI8Type(), address);
-  return arith::TruncIOp::create(b, loc, type, byte);
+  return fromMemory(
+      b, loc, LLVM::LoadOp::create(b, loc, memoryType(type), address), type);
 }
 
 namespace {
@@ -276,11 +299,11 @@ Value mlir::tile::shuffleXor(OpBuilder &b, Location loc,
   });
 }
 
-Value mlir::tile::shuffleUp(OpBuilder &b, Location loc,
-                            const TargetInfo &target, Value value,
-                            unsigned delta) {
+Value mlir::tile::shuffleIndex(OpBuilder &b, Location loc,
+                               const TargetInfo &target, Value value,
+                               Value lane) {
   return shuffleAny(b, loc, value, [&](Value v) {
-    return target.shuffleUp(b, loc, v, delta);
+    return target.shuffleIndex(b, loc, v, lane);
   });
 }
 
@@ -474,6 +497,7 @@ LogicalResult mlir::tile::lowerToLLVM(ModuleOp module,
     legal.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(context);
     target.populateMathPatterns(converter, patterns);
+    populateFloat8Patterns(converter, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     populateMathToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);

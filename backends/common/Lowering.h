@@ -80,8 +80,14 @@ Value sharedAddress(OpBuilder &b, Location loc, const LoweringState &state,
                     Value byteOffset);
 /// Bytes an element of type `type` takes in memory (pointers: 8, i1: 1).
 unsigned storageBytes(Type type);
+/// The type memory holds a scalar of `type` as: booleans as bytes, floats
+/// LLVM has no type for (fp8) as integers of their width, others as they are.
+Type memoryType(Type type);
+/// A scalar as memoryType of its type, and back.
+Value toMemory(OpBuilder &b, Location loc, Value value);
+Value fromMemory(OpBuilder &b, Location loc, Value value, Type type);
 /// Stores a scalar to / loads one from shared memory at `address`, as
-/// storageBytes of its type.
+/// memoryType of its type.
 void storeShared(OpBuilder &b, Location loc, Value address, Value value);
 Value loadShared(OpBuilder &b, Location loc, Value address, Type type);
 
@@ -89,9 +95,9 @@ Value loadShared(OpBuilder &b, Location loc, Value address, Type type);
 /// shuffles.
 Value shuffleXor(OpBuilder &b, Location loc, const TargetInfo &target,
                  Value value, unsigned mask);
-/// `value` of lane `lane - delta`, or its own below `delta`.
-Value shuffleUp(OpBuilder &b, Location loc, const TargetInfo &target,
-                Value value, unsigned delta);
+/// `value` of lane `lane` (an i32 value).
+Value shuffleIndex(OpBuilder &b, Location loc, const TargetInfo &target,
+                   Value value, Value lane);
 
 /// Runs `body` (with the builder inside) where `cond` holds. Unlike
 /// scf::IfOp's body builders, the branch is already in the function when
@@ -142,6 +148,10 @@ void populateMemoryOpPatterns(TypeConverter &converter,
 void populateReductionOpPatterns(TypeConverter &converter,
                                  RewritePatternSet &patterns,
                                  LoweringState &state);
+/// Conversions between fp8 formats and wider floats, for the conversion of
+/// scalars to the LLVM dialect (fp8 values are i8 there).
+void populateFloat8Patterns(const TypeConverter &converter,
+                            RewritePatternSet &patterns);
 
 } // namespace mlir::tile
 

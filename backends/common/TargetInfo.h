@@ -43,10 +43,6 @@ public:
   /// The i32 `value` of lane `lane ^ mask` of the warp.
   virtual Value shuffleXor(OpBuilder &b, Location loc, Value value,
                            unsigned mask) const = 0;
-  /// The i32 `value` of lane `lane - delta`; lanes below `delta` get their
-  /// own.
-  virtual Value shuffleUp(OpBuilder &b, Location loc, Value value,
-                          unsigned delta) const = 0;
   /// The i32 `value` of lane `lane` (an i32 value).
   virtual Value shuffleIndex(OpBuilder &b, Location loc, Value value,
                              Value lane) const = 0;

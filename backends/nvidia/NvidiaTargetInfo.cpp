@@ -199,11 +199,6 @@ Value NvidiaTargetInfo::shuffleXor(OpBuilder &b, Location loc, Value value,
   return shuffle(b, loc, value, i32(b, loc, mask), NVVM::ShflKind::bfly, 0x1f);
 }
 
-Value NvidiaTargetInfo::shuffleUp(OpBuilder &b, Location loc, Value value,
-                                  unsigned delta) const {
-  return shuffle(b, loc, value, i32(b, loc, delta), NVVM::ShflKind::up, 0);
-}
-
 Value NvidiaTargetInfo::shuffleIndex(OpBuilder &b, Location loc, Value value,
                                      Value lane) const {
   return shuffle(b, loc, value, lane, NVVM::ShflKind::idx, 0x1f);

@@ -19,8 +19,6 @@ public:
   Value threadId(OpBuilder &b, Location loc) const override;
   Value shuffleXor(OpBuilder &b, Location loc, Value value,
                    unsigned mask) const override;
-  Value shuffleUp(OpBuilder &b, Location loc, Value value,
-                  unsigned delta) const override;
   Value shuffleIndex(OpBuilder &b, Location loc, Value value,
                      Value lane) const override;
   void barrier(OpBuilder &b, Location loc) const override;

@@ -98,7 +98,9 @@ const llvm::fltSemantics &semanticsOf(FloatType type) {
   return type.getFloatSemantics();
 }
 
-/// Rounds a double to the precision of `type`.
+/// Rounds a double to the precision of `type`. Like the GPUs' conversions,
+/// fp8 formats saturate: finite values and infinities beyond the largest
+/// finite one become it.
 double roundTo(FloatType type, double value) {
   if (type.isF64())
     return value;
@@ -107,6 +109,8 @@ double roundTo(FloatType type, double value) {
   llvm::APFloat f(value);
   bool lost;
   f.convert(semanticsOf(type), llvm::APFloat::rmNearestTiesToEven, &lost);
+  if (type.getWidth() == 8 && !std::isnan(value) && !f.isFinite())
+    f = llvm::APFloat::getLargest(semanticsOf(type), value < 0);
   f.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
             &lost);
   return f.convertToDouble();

@@ -112,6 +112,7 @@ class dtype:
 
 class pointer_type(dtype):
     def __init__(self, element_ty, address_space=1):
+        element_ty = _unwrap(element_ty)
         self.element_ty = element_ty
         self.address_space = address_space
         super().__init__(f"pointer<{element_ty.name}>")
