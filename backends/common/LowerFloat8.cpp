@@ -53,8 +53,8 @@ Value truncToFloat8(OpBuilder &b, Location loc, Value x,
 
   Value bits = bitsOf(x);
   Value sign = arith::ShRUIOp::create(b, loc, bits, c(width - 1));
-  Value magnitude = arith::AndIOp::create(
-      b, loc, bits, c((int64_t(1) << (width - 1)) - 1));
+  Value magnitude =
+      arith::AndIOp::create(b, loc, bits, c((int64_t(1) << (width - 1)) - 1));
   unsigned shift = mantissa - format.mantissa;
   int64_t rebias = int64_t(bias - format.bias) << mantissa;
 
@@ -67,26 +67,25 @@ Value truncToFloat8(OpBuilder &b, Location loc, Value x,
       b, loc,
       arith::AddIOp::create(
           b, loc, rebased,
-          arith::AddIOp::create(b, loc, odd, c((int64_t(1) << (shift - 1)) - 1))),
+          arith::AddIOp::create(b, loc, odd,
+                                c((int64_t(1) << (shift - 1)) - 1))),
       c(shift));
 
   // Subnormal results: adding a power of two whose last mantissa bit is the
   // format's smallest subnormal rounds the value to a multiple of it; the
   // mantissa bits of the sum past the power's count them.
-  int64_t magicBits =
-      int64_t(bias - format.bias + int(shift) + 1) << mantissa;
+  int64_t magicBits = int64_t(bias - format.bias + int(shift) + 1) << mantissa;
   Value magic = arith::BitcastOp::create(b, loc, floatType, c(magicBits));
   Value sum = arith::AddFOp::create(
       b, loc, arith::BitcastOp::create(b, loc, floatType, magnitude), magic);
   Value subnormal = arith::SubIOp::create(b, loc, bitsOf(sum), c(magicBits));
 
   int64_t smallestNormal = int64_t(bias - format.bias + 1) << mantissa;
-  Value isSubnormal = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::ult, magnitude, c(smallestNormal));
+  Value isSubnormal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            magnitude, c(smallestNormal));
   Value code = arith::SelectOp::create(b, loc, isSubnormal, subnormal, normal);
   code = arith::MinUIOp::create(b, loc, code, c(format.largest));
-  Value isNaN =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+  Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
   code = arith::SelectOp::create(b, loc, isNaN, c(format.nan), code);
   code = arith::OrIOp::create(b, loc, code,
                               arith::ShLIOp::create(b, loc, sign, c(7)));
@@ -123,24 +122,24 @@ Value extFromFloat8(OpBuilder &b, Location loc, Value code,
           b, loc, arith::UIToFPOp::create(b, loc, b.getF32Type(), mantissa),
           arith::ConstantFloatOp::create(
               b, loc, b.getF32Type(),
-              APFloat(std::ldexp(1.0f, 1 - format.bias -
-                                           int(format.mantissa))))));
-  Value isSubnormal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                            exponent, c(0));
-  Value result = arith::SelectOp::create(b, loc, isSubnormal, subnormal, normal);
+              APFloat(
+                  std::ldexp(1.0f, 1 - format.bias - int(format.mantissa))))));
+  Value isSubnormal =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, exponent, c(0));
+  Value result =
+      arith::SelectOp::create(b, loc, isSubnormal, subnormal, normal);
   // Infinities and NaNs.
   Value magnitude = arith::AndIOp::create(b, loc, bits, c(0x7F));
   if (format.hasInfinity) {
     Value isSpecial = arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::eq, exponent, c((1 << exponentBits) - 1));
     result = arith::SelectOp::create(
-        b, loc, isSpecial, arith::OrIOp::create(b, loc, mantissa32, c(0x7F800000)),
-        result);
+        b, loc, isSpecial,
+        arith::OrIOp::create(b, loc, mantissa32, c(0x7F800000)), result);
   } else {
     Value isNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                         magnitude, c(format.nan));
-    result =
-        arith::SelectOp::create(b, loc, isNaN, c(0x7FC00000), result);
+    result = arith::SelectOp::create(b, loc, isNaN, c(0x7FC00000), result);
   }
   result = arith::OrIOp::create(b, loc, result, sign);
   return arith::BitcastOp::create(b, loc, b.getF32Type(), result);

@@ -411,9 +411,9 @@ public:
       Value warpIndex = gatherBits(rewriter, loc, ids.warp, spread->warpBits);
       Value warpPosition =
           scanPosition(rewriter, loc, warpIndex, spread->warps, reverse);
-      SmallVector<SmallVector<Value>> warpTotals = exchangeWarpTotals(
-          op, rewriter, *layout, *spread, keys, members, totals, ids,
-          lanePosition, warpIndex);
+      SmallVector<SmallVector<Value>> warpTotals =
+          exchangeWarpTotals(op, rewriter, *layout, *spread, keys, members,
+                             totals, ids, lanePosition, warpIndex);
       for (unsigned g = 0; g < keys.size(); ++g) {
         // Running totals of the warps in scan order; a warp's prefix is the
         // total of those before it.
@@ -448,8 +448,7 @@ public:
           i32Constant(rewriter, loc,
                       (reverse ? 0 : spread->lanes - 1) << spread->laneShift));
       for (auto [g, total] : llvm::enumerate(totals))
-        blockTotals[g] =
-            spread->lanes > 1 ? shuffleAll(total, last) : total;
+        blockTotals[g] = spread->lanes > 1 ? shuffleAll(total, last) : total;
     }
 
     // Across register blocks: the totals of the blocks before.
@@ -510,7 +509,8 @@ private:
                                 const Partial &first, const Partial &second) {
     Partial result{emitCombine(b, loc, combiner, first.values, second.values),
                    {}};
-    for (auto [r, f, s] : llvm::zip(result.values, first.values, second.values)) {
+    for (auto [r, f, s] :
+         llvm::zip(result.values, first.values, second.values)) {
       if (first.valid)
         r = arith::SelectOp::create(b, loc, first.valid, r, s);
       if (second.valid)
