@@ -5,6 +5,7 @@
 #include "backends/common/LowerToLLVM.h"
 #include "backends/common/Passes.h"
 #include "backends/nvidia/NvidiaTargetInfo.h"
+#include "backends/nvidia/PtxAssembler.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -134,17 +135,6 @@ createMachine(const Target &target, const CompileOptions &options) {
       std::nullopt, llvm::CodeGenOptLevel::Aggressive));
 }
 
-/// ptxas: TESSERA_PTXAS, then PATH, then the CUDA toolkit's usual place.
-std::optional<std::string> findPtxas() {
-  if (const char *path = std::getenv("TESSERA_PTXAS"))
-    return std::string(path);
-  if (auto onPath = llvm::sys::findProgramByName("ptxas"))
-    return *onPath;
-  if (llvm::sys::fs::can_execute("/usr/local/cuda/bin/ptxas"))
-    return std::string("/usr/local/cuda/bin/ptxas");
-  return std::nullopt;
-}
-
 class NvidiaBackend : public Backend {
 public:
   llvm::StringRef name() const override { return "nvidia"; }
@@ -171,6 +161,7 @@ public:
 
   llvm::Error assignLayouts(mlir::Operation *module, const Target &target,
                             const CompileOptions &options) const override {
+    prepareAssembler();
     mlir::PassManager pm(module->getContext());
     pm.addPass(createTileAssignLayoutsPass({options.numWarps, target.warpSize}));
     pm.addPass(mlir::createCanonicalizerPass());
@@ -242,42 +233,7 @@ public:
 
   llvm::Expected<std::string> assemble(llvm::StringRef ptx,
                                        const Target &target) const override {
-    std::optional<std::string> ptxas = findPtxas();
-    if (!ptxas)
-      return nvidiaError("ptxas was not found (set TESSERA_PTXAS, put it on "
-                         "PATH, or install the CUDA toolkit); the driver can "
-                         "load the PTX instead");
-    llvm::SmallString<128> input, output, log;
-    int fd;
-    if (auto ec =
-            llvm::sys::fs::createTemporaryFile("tessera", "ptx", fd, input))
-      return nvidiaError("cannot create a temporary file: " + ec.message());
-    {
-      llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-      os << ptx;
-    }
-    llvm::sys::fs::createTemporaryFile("tessera", "cubin", output);
-    llvm::sys::fs::createTemporaryFile("tessera", "log", log);
-    std::string arch = "-arch=" + target.arch;
-    llvm::SmallVector<llvm::StringRef> args = {*ptxas, arch,   "-O3",
-                                               "-o",   output, input};
-    std::optional<llvm::StringRef> redirects[] = {std::nullopt, log, log};
-    std::string message;
-    int status = llvm::sys::ExecuteAndWait(*ptxas, args, std::nullopt,
-                                           redirects, 0, 0, &message);
-    auto readFile = [](llvm::StringRef path) {
-      auto buffer = llvm::MemoryBuffer::getFile(path);
-      return buffer ? (*buffer)->getBuffer().str() : std::string();
-    };
-    std::string cubin = readFile(output), ptxasLog = readFile(log);
-    for (llvm::StringRef path : {llvm::StringRef(input),
-                                 llvm::StringRef(output), llvm::StringRef(log)})
-      llvm::sys::fs::remove(path);
-    if (status != 0)
-      return nvidiaError("ptxas failed" +
-                         (message.empty() ? "" : " (" + message + ")") + ":\n" +
-                         ptxasLog);
-    return cubin;
+    return assemblePtx(ptx, target.arch);
   }
 };
 } // namespace

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "backends/Compiler.h"
+#include "backends/KernelCache.h"
 #include "frontend/Builder.h"
 #include "runtime/Driver.h"
 #include "runtime/host/HostModule.h"
@@ -114,6 +115,32 @@ PYBIND11_MODULE(_tessera, m) {
       py::arg("num_stages") = 3, py::arg("enable_fp_fusion") = true,
       py::arg("debug") = false, py::call_guard<py::gil_scoped_release>(),
       "Compiles one kernel's tile IR for a target (\"cuda:90\", ...).");
+  m.def(
+      "compile_cached",
+      [](const std::string &tileIR, const std::string &target,
+         unsigned numWarps, unsigned numStages, bool enableFpFusion,
+         bool debug) {
+        CompileOptions options;
+        options.numWarps = numWarps;
+        options.numStages = numStages;
+        options.enableFpFusion = enableFpFusion;
+        options.debug = debug;
+        std::optional<mlir::tile::KernelCache> cache =
+            mlir::tile::KernelCache::fromEnvironment();
+        if (!cache)
+          return std::pair(mlir::tile::compileKernel(tileIR, target, options),
+                           std::string("off"));
+        std::string note;
+        CompiledKernel kernel = mlir::tile::compileKernelCached(
+            tileIR, target, options, *cache, note);
+        return std::pair(std::move(kernel), note);
+      },
+      py::arg("tile_ir"), py::arg("target"), py::arg("num_warps") = 4,
+      py::arg("num_stages") = 3, py::arg("enable_fp_fusion") = true,
+      py::arg("debug") = false, py::call_guard<py::gil_scoped_release>(),
+      "compile through the on-disk cache (TESSERA_CACHE_DIR, else "
+      "~/.cache/tessera): (binary, note), the note \"hit\", \"stored\", "
+      "\"off\" or what went wrong with the cache.");
 
   // The CUDA driver.
   m.def("cuda_device_count",

@@ -8,6 +8,10 @@ ptxas exists) for that target.
 there and back, TESSERA_DEVICE=cuda) and skips them where there is none.
 """
 
+import os
+import shutil
+import tempfile
+
 import numpy as np
 import pytest
 
@@ -18,6 +22,16 @@ def pytest_addoption(parser):
     parser.addoption("--compile-for", default="",
                      help="also compile every kernel for these targets (cuda:90,...), "
                           "which need no device")
+
+
+def pytest_configure(config):
+    # Kernels the suite compiles go to a cache of its own, removed after.
+    config._tessera_cache = tempfile.mkdtemp(prefix="tessera-cache-")
+    os.environ["TESSERA_CACHE_DIR"] = config._tessera_cache
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(getattr(config, "_tessera_cache", ""), ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

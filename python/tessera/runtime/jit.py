@@ -16,6 +16,7 @@ import inspect
 import linecache
 import os
 import textwrap
+import warnings
 
 from .. import _tessera
 from . import gpu
@@ -141,10 +142,13 @@ class CompiledKernel:
         if binary is None:
             num_warps, num_stages, debug = self._options
             try:
-                binary = _tessera.compile(self._tile_ir, target, num_warps=num_warps,
-                                          num_stages=num_stages, debug=bool(debug))
+                binary, note = _tessera.compile_cached(
+                    self._tile_ir, target, num_warps=num_warps, num_stages=num_stages,
+                    debug=bool(debug))
             except _tessera.StageError as e:
                 raise CompilationError(f"{self.name}: {e}") from None
+            if note not in ("hit", "stored", "off"):
+                warnings.warn(f"tessera: {note}", RuntimeWarning, stacklevel=2)
             self._binaries[target] = binary
             self.asm["tile-layout"] = binary.tile_layout
             self.asm["llir"] = binary.llvm_ir

@@ -1,0 +1,235 @@
+//===- KernelCache.cpp - compiled kernels on disk -------------------------===//
+//
+// An entry: the magic line, then length-prefixed fields (the key first),
+// then the xxh3 checksum of everything before it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/KernelCache.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
+
+#include <cstdlib>
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+using namespace mlir::tile;
+
+namespace {
+
+constexpr llvm::StringLiteral kMagic = "TESSERA-KERNEL 1\n";
+
+/// What identifies this build of the compiler: the library (or program)
+/// holding this code, by size and modification time, so that a rebuilt
+/// compiler never reads the kernels of the last one.
+const std::string &compilerBuild() {
+  static const std::string build = [] {
+    Dl_info info;
+    struct stat st;
+    if (!dladdr(reinterpret_cast<void *>(&compilerBuild), &info) ||
+        !info.dli_fname || stat(info.dli_fname, &st) != 0)
+      return std::string("unknown");
+    return std::string(info.dli_fname) + ":" + std::to_string(st.st_size) +
+           ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+           std::to_string(st.st_mtim.tv_nsec);
+  }();
+  return build;
+}
+
+/// The fields of an entry, in order.
+template <typename Kernel, typename Fn>
+void forEachField(Kernel &kernel, Fn fn) {
+  fn(kernel.name);
+  fn(kernel.backend);
+  fn(kernel.arch);
+  fn(kernel.warpSize);
+  fn(kernel.numWarps);
+  fn(kernel.sharedBytes);
+  fn(kernel.tileLayout);
+  fn(kernel.llvmIR);
+  fn(kernel.assembly);
+  fn(kernel.binary);
+  fn(kernel.binaryNote);
+}
+
+void writeField(std::string &out, llvm::StringRef bytes) {
+  char length[8];
+  llvm::support::endian::write64le(length, bytes.size());
+  out.append(length, 8);
+  out.append(bytes.data(), bytes.size());
+}
+
+/// Reads fields off the front of an entry's body.
+class FieldReader {
+public:
+  explicit FieldReader(llvm::StringRef body) : rest(body) {}
+
+  bool read(std::string &field) {
+    if (rest.size() < 8)
+      return false;
+    uint64_t length = llvm::support::endian::read64le(rest.data());
+    rest = rest.drop_front(8);
+    if (length > rest.size())
+      return false;
+    field = rest.take_front(length).str();
+    rest = rest.drop_front(length);
+    return true;
+  }
+  bool read(unsigned &field) {
+    std::string text;
+    return read(text) && !llvm::StringRef(text).getAsInteger(10, field);
+  }
+  bool atEnd() const { return rest.empty(); }
+
+private:
+  llvm::StringRef rest;
+};
+
+} // namespace
+
+std::optional<KernelCache> KernelCache::fromEnvironment() {
+  if (const char *always = std::getenv("TESSERA_ALWAYS_COMPILE"))
+    if (llvm::StringRef(always) == "1")
+      return std::nullopt;
+  if (const char *dir = std::getenv("TESSERA_CACHE_DIR")) {
+    if (!*dir)
+      return std::nullopt;
+    return KernelCache(dir);
+  }
+  llvm::SmallString<128> dir;
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    dir = xdg;
+  else if (!llvm::sys::path::home_directory(dir))
+    return std::nullopt;
+  else
+    llvm::sys::path::append(dir, ".cache");
+  llvm::sys::path::append(dir, "tessera");
+  return KernelCache(std::string(dir));
+}
+
+std::string KernelCache::key(const std::string &tileIR,
+                             const std::string &target,
+                             const CompileOptions &options) {
+  llvm::SHA256 hash;
+  auto add = [&](llvm::StringRef part) {
+    std::string field;
+    writeField(field, part);
+    hash.update(field);
+  };
+  add(compilerBuild());
+  add(tileIR);
+  add(target);
+  add(std::to_string(options.numWarps) + "," +
+      std::to_string(options.numStages) + "," +
+      std::to_string(options.numCTAs) + "," +
+      std::to_string(options.enableFpFusion) + "," +
+      std::to_string(options.debug));
+  return llvm::toHex(hash.final(), /*LowerCase=*/true);
+}
+
+std::string KernelCache::pathOf(const std::string &key) const {
+  llvm::SmallString<256> path(directory);
+  llvm::sys::path::append(path, key + ".kernel");
+  return std::string(path);
+}
+
+std::optional<CompiledKernel> KernelCache::load(const std::string &key,
+                                                std::string &problem) const {
+  std::string path = pathOf(key);
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return std::nullopt; // Not there (or unreadable): compile.
+  llvm::StringRef data = (*buffer)->getBuffer();
+  auto damaged = [&](const llvm::Twine &why) -> std::optional<CompiledKernel> {
+    problem = ("the cached kernel " + path + " is damaged (" + why +
+               "); it was removed and the kernel compiled again")
+                  .str();
+    llvm::sys::fs::remove(path);
+    return std::nullopt;
+  };
+  if (!data.consume_front(kMagic))
+    return damaged("not a kernel entry of this format");
+  if (data.size() < 8)
+    return damaged("truncated");
+  llvm::StringRef body = data.drop_back(8);
+  uint64_t checksum = llvm::support::endian::read64le(data.take_back(8).data());
+  if (checksum != llvm::xxh3_64bits(body))
+    return damaged("its checksum does not match: truncated or overwritten");
+  FieldReader reader(body);
+  std::string storedKey;
+  CompiledKernel kernel;
+  bool whole = reader.read(storedKey);
+  forEachField(kernel,
+               [&](auto &field) { whole = whole && reader.read(field); });
+  if (!whole || !reader.atEnd())
+    return damaged("its fields do not parse");
+  if (storedKey != key)
+    return damaged("it holds another key");
+  return kernel;
+}
+
+std::optional<std::string>
+KernelCache::store(const std::string &key, const CompiledKernel &kernel) const {
+  std::string body;
+  writeField(body, key);
+  forEachField(kernel, [&](const auto &field) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(field)>, unsigned>)
+      writeField(body, std::to_string(field));
+    else
+      writeField(body, field);
+  });
+  char checksum[8];
+  llvm::support::endian::write64le(checksum, llvm::xxh3_64bits(body));
+
+  if (std::error_code ec = llvm::sys::fs::create_directories(directory))
+    return "cannot create the kernel cache " + directory + ": " + ec.message();
+  llvm::SmallString<256> temporary;
+  int fd;
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(
+          pathOf(key) + ".%%%%%%%%.tmp", fd, temporary))
+    return "cannot write to the kernel cache " + directory + ": " +
+           ec.message();
+  {
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << kMagic << body;
+    os.write(checksum, 8);
+    os.flush();
+    if (os.has_error()) {
+      std::string message = os.error().message();
+      os.clear_error();
+      llvm::sys::fs::remove(temporary);
+      return "cannot write to the kernel cache " + directory + ": " + message;
+    }
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(temporary, pathOf(key))) {
+    llvm::sys::fs::remove(temporary);
+    return "cannot write to the kernel cache " + directory + ": " +
+           ec.message();
+  }
+  return std::nullopt;
+}
+
+CompiledKernel mlir::tile::compileKernelCached(const std::string &tileIR,
+                                               const std::string &target,
+                                               const CompileOptions &options,
+                                               const KernelCache &cache,
+                                               std::string &note) {
+  std::string key = KernelCache::key(tileIR, target, options);
+  std::string problem;
+  if (std::optional<CompiledKernel> hit = cache.load(key, problem)) {
+    note = "hit";
+    return std::move(*hit);
+  }
+  CompiledKernel kernel = compileKernel(tileIR, target, options);
+  std::optional<std::string> failure = cache.store(key, kernel);
+  note = !problem.empty() ? problem : failure ? *failure : "stored";
+  return kernel;
+}

@@ -1,0 +1,63 @@
+//===- KernelCache.h - compiled kernels on disk ---------------------------===//
+//
+// One file per compiled kernel, named by a hash of everything that decides
+// it: the tile IR (with its source locations), the target, the options and
+// the compiler build. Entries are written to a temporary file and renamed
+// into place, so readers never see half of one; each carries a checksum, so
+// a corrupt or truncated entry is found, removed and compiled again, never
+// loaded. Standard library only, like Compiler.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSERA_BACKENDS_KERNELCACHE_H
+#define TESSERA_BACKENDS_KERNELCACHE_H
+
+#include "backends/Compiler.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::tile {
+
+class KernelCache {
+public:
+  explicit KernelCache(std::string directory)
+      : directory(std::move(directory)) {}
+
+  /// The cache the environment asks for: TESSERA_CACHE_DIR, else
+  /// ~/.cache/tessera; none when TESSERA_CACHE_DIR is set but empty, or
+  /// with TESSERA_ALWAYS_COMPILE=1.
+  static std::optional<KernelCache> fromEnvironment();
+
+  const std::string &getDirectory() const { return directory; }
+
+  /// The key of a compilation.
+  static std::string key(const std::string &tileIR, const std::string &target,
+                         const CompileOptions &options);
+
+  /// The entry of `key`, if one is there and whole. A damaged entry is
+  /// removed, and `problem` says what was wrong with it.
+  std::optional<CompiledKernel> load(const std::string &key,
+                                     std::string &problem) const;
+  /// Stores `kernel` under `key`; returns what went wrong, if anything (a
+  /// cache that cannot be written only costs compile time).
+  std::optional<std::string> store(const std::string &key,
+                                   const CompiledKernel &kernel) const;
+
+private:
+  std::string pathOf(const std::string &key) const;
+
+  std::string directory;
+};
+
+/// compileKernel through `cache`: an entry's kernel when one is there,
+/// else a compilation, stored. `note` gets "hit", "stored", or what went
+/// wrong with the cache.
+CompiledKernel compileKernelCached(const std::string &tileIR,
+                                   const std::string &target,
+                                   const CompileOptions &options,
+                                   const KernelCache &cache, std::string &note);
+
+} // namespace mlir::tile
+
+#endif // TESSERA_BACKENDS_KERNELCACHE_H
