@@ -1,7 +1,31 @@
-"""What the benchmarks share: timing with CUDA events and an L2 flush, and
-the report line (Tessera, the references, the ratio)."""
+"""What the benchmarks share: the kernels under each DSL, timing with CUDA
+events and an L2 flush, and the report line (Tessera, the references, the
+ratio)."""
+
+import importlib.util
+import os
 
 import torch
+
+
+def kernels(dsl):
+    """bench/kernels.py with `tl` and `jit` of "tessera" or "triton"; None
+    where that DSL is not installed."""
+    try:
+        if dsl == "tessera":
+            import tessera as package
+            import tessera.language as language
+        else:
+            import triton as package
+            import triton.language as language
+    except ImportError:
+        return None
+    path = os.path.join(os.path.dirname(__file__), "kernels.py")
+    spec = importlib.util.spec_from_file_location(f"kernels_{dsl}", path)
+    module = importlib.util.module_from_spec(spec)
+    module.tl, module.jit = language, package.jit
+    spec.loader.exec_module(module)
+    return module
 
 
 def bench(fn, warmup=25, rep=100):

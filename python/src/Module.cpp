@@ -8,6 +8,7 @@
 #include "backends/Compiler.h"
 #include "backends/KernelCache.h"
 #include "frontend/Builder.h"
+#include "python/src/Launch.h"
 #include "runtime/Driver.h"
 #include "runtime/host/HostModule.h"
 
@@ -27,57 +28,6 @@ using mlir::tile::frontend::FrontendError;
 using mlir::tile::frontend::Handle;
 namespace runtime = mlir::tile::runtime;
 
-namespace {
-/// A kernel loaded on the current device, with what its launches need.
-class GpuKernel {
-public:
-  GpuKernel(const std::string &image, const std::string &name,
-            unsigned threadsPerBlock, unsigned sharedBytes)
-      : module(runtime::Driver::cuda().loadModule(image)),
-        kernel(module->kernel(name)), threadsPerBlock(threadsPerBlock),
-        sharedBytes(sharedBytes) {}
-
-  /// `args`: (kind, value) with kind "i1", "i32", "i64", "f32", "f64" or
-  /// "p" (a device address), in the kernel's parameter order.
-  void launch(std::array<unsigned, 3> grid, const py::list &args,
-              uint64_t stream) {
-    size_t n = args.size();
-    std::vector<uint64_t> storage(n);
-    std::vector<void *> pointers(n);
-    for (size_t i = 0; i < n; ++i) {
-      auto item = args[i].cast<py::tuple>();
-      std::string kind = item[0].cast<std::string>();
-      void *slot = &storage[i];
-      if (kind == "f32") {
-        float v = item[1].cast<float>();
-        std::memcpy(slot, &v, sizeof v);
-      } else if (kind == "f64") {
-        double v = item[1].cast<double>();
-        std::memcpy(slot, &v, sizeof v);
-      } else if (kind == "i1") {
-        uint8_t v = item[1].cast<bool>();
-        std::memcpy(slot, &v, sizeof v);
-      } else if (kind == "i32") {
-        // Unsigned 32-bit values arrive as Python ints above 2**31.
-        uint32_t v = static_cast<uint32_t>(item[1].cast<int64_t>());
-        std::memcpy(slot, &v, sizeof v);
-      } else {
-        uint64_t v = item[1].cast<py::int_>().cast<uint64_t>();
-        std::memcpy(slot, &v, sizeof v);
-      }
-      pointers[i] = slot;
-    }
-    py::gil_scoped_release release;
-    kernel->launch(grid, threadsPerBlock, sharedBytes, pointers.data(),
-                   reinterpret_cast<void *>(stream));
-  }
-
-private:
-  std::unique_ptr<runtime::Module> module;
-  std::unique_ptr<runtime::Kernel> kernel;
-  unsigned threadsPerBlock, sharedBytes;
-};
-} // namespace
 
 PYBIND11_MODULE(_tessera, m) {
   m.doc() = "Tessera's compiler and runtime, for the tessera package";
@@ -167,14 +117,7 @@ PYBIND11_MODULE(_tessera, m) {
     py::gil_scoped_release release;
     runtime::Driver::cuda().synchronize();
   });
-  py::class_<GpuKernel>(m, "GpuKernel")
-      .def(py::init<const std::string &, const std::string &, unsigned,
-                    unsigned>(),
-           py::arg("image"), py::arg("name"), py::arg("threads_per_block"),
-           py::arg("shared_bytes"))
-      .def("launch", &GpuKernel::launch, py::arg("grid"), py::arg("args"),
-           py::arg("stream") = 0);
-
+  bindLaunch(m);
   m.def("assign_layouts", &mlir::tile::assignLayouts, py::arg("tile_ir"),
         py::arg("num_warps"), py::arg("warp_size"),
         py::call_guard<py::gil_scoped_release>(),

@@ -66,13 +66,17 @@ class CudaDriver;
 
 class CudaKernel : public Kernel {
 public:
-  CudaKernel(CudaDriver &driver, CUfunction function, std::string name)
-      : driver(driver), function(function), name(std::move(name)) {}
+  CudaKernel(CudaDriver &driver, CUcontext context, CUfunction function,
+             std::string name)
+      : driver(driver), context(context), function(function),
+        name(std::move(name)) {}
   void launch(std::array<unsigned, 3> grid, unsigned threadsPerBlock,
               unsigned sharedBytes, void **args, void *stream) override;
 
 private:
   CudaDriver &driver;
+  /// The context the kernel was loaded in, made current for its launches.
+  CUcontext context;
   CUfunction function;
   std::string name;
   /// Dynamic shared memory this kernel was allowed so far.
@@ -81,13 +85,14 @@ private:
 
 class CudaModule : public Module {
 public:
-  CudaModule(CudaDriver &driver, CUmodule module)
-      : driver(driver), module(module) {}
+  CudaModule(CudaDriver &driver, CUcontext context, CUmodule module)
+      : driver(driver), context(context), module(module) {}
   ~CudaModule() override;
   std::unique_ptr<Kernel> kernel(const std::string &name) override;
 
 private:
   CudaDriver &driver;
+  CUcontext context;
   CUmodule module;
 };
 
@@ -185,7 +190,9 @@ public:
                           (log[0] ? std::string("\n") + log : ""));
       }
     }
-    return std::make_unique<CudaModule>(*this, module);
+    CUcontext context = nullptr;
+    check(api.cuCtxGetCurrent(&context), "cuCtxGetCurrent");
+    return std::make_unique<CudaModule>(*this, context, module);
   }
 
   uint64_t allocate(size_t bytes) override {
@@ -212,6 +219,10 @@ public:
 
 void CudaKernel::launch(std::array<unsigned, 3> grid, unsigned threadsPerBlock,
                         unsigned sharedBytes, void **args, void *stream) {
+  CUcontext current = nullptr;
+  driver.api.cuCtxGetCurrent(&current);
+  if (current != context)
+    driver.check(driver.api.cuCtxSetCurrent(context), "cuCtxSetCurrent");
   // Above 48 KiB, dynamic shared memory must be allowed explicitly.
   if (sharedBytes > sharedAllowed) {
     driver.check(driver.api.cuFuncSetAttribute(
@@ -231,7 +242,7 @@ std::unique_ptr<Kernel> CudaModule::kernel(const std::string &name) {
   CUfunction function;
   driver.check(driver.api.cuModuleGetFunction(&function, module, name.c_str()),
                ("cuModuleGetFunction(" + name + ")").c_str());
-  return std::make_unique<CudaKernel>(driver, function, name);
+  return std::make_unique<CudaKernel>(driver, context, function, name);
 }
 
 /// Opens the library and resolves every entry point, or says why not.

@@ -119,5 +119,5 @@ def test_fp8_tensors_in_memory(device, name):
     memory_kernel[(1,)](torch.from_numpy(x).to(where), fp8, y, N=64)
     expected = np.array([round_to(float(v), *fmt) for v in x], np.float32)
     np.testing.assert_array_equal(y.cpu().numpy(), expected)
-    codes = fp8.view(torch.uint8).cpu().numpy()
+    codes = fp8.view(torch.uint8).cpu().tolist()
     np.testing.assert_array_equal([float(decode(c, *fmt)) for c in codes], expected)

@@ -198,6 +198,11 @@ class JITFunction:
         self._tree = None
         self.cache = {}
         functools.update_wrapper(self, fn)
+        roles = [2 if name in self.constexpr_names else 1 if name in self.do_not_specialize else 0
+                 for name in self.arg_names]
+        defaults = {name: p.default for name, p in self.signature.parameters.items()
+                    if p.default is not inspect.Parameter.empty}
+        self._launcher = _tessera.Launcher(self._run, self.arg_names, roles, defaults)
 
     def lookup(self, name):
         """The value `name` has for the body: a closure cell's, else the
@@ -229,7 +234,7 @@ class JITFunction:
                            f"{self.__name__}[grid](...), or call it from another @jit function")
 
     def __getitem__(self, grid):
-        return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
+        return functools.partial(self._launcher.launch, grid)
 
     # ------------------------------------------------------------------
 
@@ -316,17 +321,31 @@ class JITFunction:
                tuple(sorted((k, repr(v)) for k, v in constants.items())), num_warps, num_stages)
         entry = self.cache.get(key)
         if entry is not None and self._is_current(entry):
-            return entry["kernel"], launch
+            return dict(entry, launch=launch)
         kernel, generated = self._compile(arg_types, divisibility, constants, num_warps,
                                           num_stages)
         # Checks that kernels compile for targets absent here (CI).
         for target in filter(None, os.environ.get("TESSERA_COMPILE_CHECK", "").split(",")):
             kernel.compile_for(target.strip())
-        self.cache[key] = {
+        entry = self.cache[key] = {
             "kernel": kernel, "source": self.cache_key,
             "dependencies": dict(generated.dependencies),
             "globals": dict(generated.global_reads)}
-        return kernel, launch
+        return dict(entry, launch=launch)
+
+    def _watches(self, entry):
+        """What the C++ launch path checks is unchanged before it reuses a
+        kernel: the objects _is_current compares, by identity (Watch)."""
+        watches = [(2, self, "src", self.src)]
+        watches += [(2, f, "src", f.src) for f in entry["dependencies"]]
+        for fn, name in entry["globals"]:
+            code, closure = fn.fn.__code__, fn.fn.__closure__ or ()
+            cells = dict(zip(code.co_freevars, closure))
+            if name in cells:
+                watches.append((1, cells[name], None, cells[name].cell_contents))
+            elif name in fn.globals:
+                watches.append((0, fn.globals, name, fn.globals[name]))
+        return watches
 
     def _is_current(self, entry):
         """Whether a cached kernel still matches its source, the source of
@@ -348,12 +367,23 @@ class JITFunction:
         """Compiles for these arguments without running; returns the
         compiled kernel, whose `asm` holds the IR of each stage."""
         arguments = self._bind(args, kwargs)
-        kernel, _ = self._get_compiled(arguments, num_warps, num_stages)
-        return kernel
+        return self._get_compiled(arguments, num_warps, num_stages)["kernel"]
 
-    def run(self, *args, grid, num_warps=4, num_stages=3, num_ctas=1, **kwargs):
+    def run(self, *args, grid, **kwargs):
+        """Launches on `grid`; the compiled kernel is returned."""
+        return self._launcher.launch(grid, *args, **kwargs)
+
+    def _run(self, grid, key, args, kwargs):
+        """The launch path for what the C++ one (Launcher) does not know:
+        the first launch of a specialisation (compiling it; `key` is its
+        key there, or None), host memory, other argument types, errors."""
+        kwargs = dict(kwargs)
+        num_warps = kwargs.pop("num_warps", 4)
+        num_stages = kwargs.pop("num_stages", 3)
+        kwargs.pop("num_ctas", 1)
         arguments = self._bind(args, kwargs)
-        kernel, launch = self._get_compiled(arguments, num_warps, num_stages)
+        entry = self._get_compiled(arguments, num_warps, num_stages)
+        kernel, launch = entry["kernel"], entry["launch"]
         if callable(grid):
             meta = dict(arguments)
             meta.update(num_warps=num_warps, num_stages=num_stages)
@@ -376,7 +406,10 @@ class JITFunction:
         if 0 in grid:
             return kernel
         if on_gpu or (not interpret and gpu.staging() and gpu.available()):
-            self._launch_gpu(kernel, grid, launch, on_gpu[0].device if on_gpu else 0)
+            device = on_gpu[0].device if on_gpu else 0
+            loaded = self._launch_gpu(kernel, grid, launch, device)
+            if key is not None and len(on_gpu) == len(pointers):
+                self._launcher.add(key, loaded, kernel, self._watches(entry))
         else:
             self._launch_host(kernel, grid, launch)
         return kernel
@@ -402,6 +435,7 @@ class JITFunction:
         finally:
             if staging is not None:
                 staging.finish()
+        return loaded
 
     def _launch_host(self, kernel, grid, launch):
         host_args, buffers = [], []

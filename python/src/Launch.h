@@ -1,0 +1,37 @@
+//===- Launch.h - kernel launches from Python -----------------------------===//
+
+#ifndef TESSERA_PYTHON_LAUNCH_H
+#define TESSERA_PYTHON_LAUNCH_H
+
+#include <pybind11/pybind11.h>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace mlir::tile::runtime {
+class Kernel;
+class Module;
+} // namespace mlir::tile::runtime
+
+/// A kernel loaded on the current device, with what its launches need.
+class GpuKernel {
+public:
+  GpuKernel(const std::string &image, const std::string &name,
+            unsigned threadsPerBlock, unsigned sharedBytes);
+  ~GpuKernel();
+
+  /// Launches with `args[i]` pointing at parameter i, on `stream`.
+  void launch(std::array<unsigned, 3> grid, void **args, uint64_t stream);
+
+private:
+  std::unique_ptr<mlir::tile::runtime::Module> module;
+  std::unique_ptr<mlir::tile::runtime::Kernel> kernel;
+  unsigned threadsPerBlock, sharedBytes;
+};
+
+/// Binds GpuKernel and Launcher (the launch path of @jit functions).
+void bindLaunch(pybind11::module_ &m);
+
+#endif // TESSERA_PYTHON_LAUNCH_H
