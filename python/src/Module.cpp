@@ -28,6 +28,17 @@ using mlir::tile::frontend::FrontendError;
 using mlir::tile::frontend::Handle;
 namespace runtime = mlir::tile::runtime;
 
+namespace {
+CompileOptions optionsOf(unsigned numWarps, unsigned numStages,
+                         bool enableFpFusion, bool debug) {
+  CompileOptions options;
+  options.numWarps = numWarps;
+  options.numStages = numStages;
+  options.enableFpFusion = enableFpFusion;
+  options.debug = debug;
+  return options;
+}
+} // namespace
 
 PYBIND11_MODULE(_tessera, m) {
   m.doc() = "Tessera's compiler and runtime, for the tessera package";
@@ -54,12 +65,9 @@ PYBIND11_MODULE(_tessera, m) {
       [](const std::string &tileIR, const std::string &target,
          unsigned numWarps, unsigned numStages, bool enableFpFusion,
          bool debug) {
-        CompileOptions options;
-        options.numWarps = numWarps;
-        options.numStages = numStages;
-        options.enableFpFusion = enableFpFusion;
-        options.debug = debug;
-        return mlir::tile::compileKernel(tileIR, target, options);
+        return mlir::tile::compileKernel(
+            tileIR, target,
+            optionsOf(numWarps, numStages, enableFpFusion, debug));
       },
       py::arg("tile_ir"), py::arg("target"), py::arg("num_warps") = 4,
       py::arg("num_stages") = 3, py::arg("enable_fp_fusion") = true,
@@ -70,11 +78,8 @@ PYBIND11_MODULE(_tessera, m) {
       [](const std::string &tileIR, const std::string &target,
          unsigned numWarps, unsigned numStages, bool enableFpFusion,
          bool debug) {
-        CompileOptions options;
-        options.numWarps = numWarps;
-        options.numStages = numStages;
-        options.enableFpFusion = enableFpFusion;
-        options.debug = debug;
+        CompileOptions options =
+            optionsOf(numWarps, numStages, enableFpFusion, debug);
         std::optional<mlir::tile::KernelCache> cache =
             mlir::tile::KernelCache::fromEnvironment();
         if (!cache)
