@@ -3,6 +3,7 @@
 #include "backends/Backend.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <mutex>
 
@@ -20,6 +21,10 @@ llvm::Error targetError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 } // namespace
+
+char MissingAssemblerError::ID;
+
+void MissingAssemblerError::log(llvm::raw_ostream &os) const { os << text; }
 
 void mlir::tile::registerBackend(std::unique_ptr<Backend> backend) {
   std::lock_guard<std::mutex> lock(registryMutex);

@@ -46,6 +46,20 @@ struct Target {
   unsigned warpSize = 32;
 };
 
+/// What `Backend::assemble` fails with where no assembler is installed.
+class MissingAssemblerError : public llvm::ErrorInfo<MissingAssemblerError> {
+public:
+  static char ID;
+  explicit MissingAssemblerError(std::string message)
+      : text(std::move(message)) {}
+  void log(llvm::raw_ostream &os) const override;
+  std::error_code convertToErrorCode() const override {
+    return llvm::inconvertibleErrorCode();
+  }
+
+private:
+  std::string text;
+};
 
 class Backend {
 public:
@@ -77,7 +91,10 @@ public:
   emitAssembly(llvm::Module &module, const Target &target,
                const CompileOptions &options) const = 0;
 
-  /// The loadable binary (cubin, HSACO) of that assembly.
+  /// The loadable binary (cubin, HSACO) of that assembly. A
+  /// MissingAssemblerError where this machine has no assembler for the
+  /// target (the driver may still load the assembly); any other error is
+  /// the assembler's, with its log.
   virtual llvm::Expected<std::string> assemble(llvm::StringRef assembly,
                                                const Target &target) const = 0;
 };

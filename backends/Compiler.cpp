@@ -91,9 +91,14 @@ CompiledKernel mlir::tile::compileKernel(const std::string &tileIR,
     (*llvmModule)->print(os, nullptr);
   }
   auto binary = backend->assemble(kernel.assembly, target);
-  if (binary)
+  if (binary) {
     kernel.binary = std::move(*binary);
-  else
-    kernel.binaryNote = llvm::toString(binary.takeError());
+    return kernel;
+  }
+  if (llvm::Error error = llvm::handleErrors(
+          binary.takeError(), [&](const MissingAssemblerError &missing) {
+            kernel.binaryNote = missing.message();
+          }))
+    throw fail(std::move(error));
   return kernel;
 }

@@ -131,6 +131,9 @@ std::string KernelCache::key(const std::string &tileIR,
       std::to_string(options.numCTAs) + "," +
       std::to_string(options.enableFpFusion) + "," +
       std::to_string(options.debug));
+  // The assembler chosen by the environment changes the binary.
+  const char *assembler = std::getenv("TESSERA_ASSEMBLER");
+  add(assembler ? assembler : "");
   return llvm::toHex(hash.final(), /*LowerCase=*/true);
 }
 
@@ -229,7 +232,14 @@ CompiledKernel mlir::tile::compileKernelCached(const std::string &tileIR,
     return std::move(*hit);
   }
   CompiledKernel kernel = compileKernel(tileIR, target, options);
-  std::optional<std::string> failure = cache.store(key, kernel);
-  note = !problem.empty() ? problem : failure ? *failure : "stored";
+  // Without a binary (no assembler here), only the driver's JIT can load
+  // the kernel; a later compile with an assembler should not find this.
+  std::optional<std::string> failure;
+  if (!kernel.binary.empty())
+    failure = cache.store(key, kernel);
+  note = !problem.empty()        ? problem
+         : failure               ? *failure
+         : kernel.binary.empty() ? "no binary"
+                                 : "stored";
   return kernel;
 }

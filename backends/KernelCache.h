@@ -51,8 +51,8 @@ private:
 };
 
 /// compileKernel through `cache`: an entry's kernel when one is there,
-/// else a compilation, stored. `note` gets "hit", "stored", or what went
-/// wrong with the cache.
+/// else a compilation, stored where it has a binary. `note` gets "hit",
+/// "stored", "no binary" (not stored), or what went wrong with the cache.
 CompiledKernel compileKernelCached(const std::string &tileIR,
                                    const std::string &target,
                                    const CompileOptions &options,

@@ -10,16 +10,17 @@
 
 namespace mlir::tile {
 
-/// The cubin of `ptx` for `arch` ("sm_90a"). With TESSERA_PTXAS set, that
-/// ptxas runs; otherwise libnvJitLink assembles in-process where it can be
-/// opened (TESSERA_NVJITLINK, the loader's path, the CUDA toolkit), else
-/// ptxas from PATH or /usr/local/cuda/bin runs. Errors carry the
+/// The cubin of `ptx` for `arch` ("sm_90a"), from ptxas (TESSERA_PTXAS,
+/// PATH, /usr/local/cuda/bin) where it is found, else from libnvJitLink
+/// in-process (TESSERA_NVJITLINK, the loader's path, the CUDA toolkit).
+/// TESSERA_ASSEMBLER=ptxas or =nvjitlink insists on one. Errors carry the
 /// assembler's log.
 llvm::Expected<std::string> assemblePtx(llvm::StringRef ptx,
                                         llvm::StringRef arch);
 
-/// Starts opening libnvJitLink on another thread (it takes tens of
-/// milliseconds), so that it is ready when the first kernel's PTX is.
+/// Where libnvJitLink will assemble, starts opening it on another thread
+/// (it takes tens of milliseconds), so that it is ready when the first
+/// kernel's PTX is.
 void prepareAssembler();
 
 } // namespace mlir::tile

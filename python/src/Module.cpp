@@ -95,7 +95,8 @@ PYBIND11_MODULE(_tessera, m) {
       py::arg("debug") = false, py::call_guard<py::gil_scoped_release>(),
       "compile through the on-disk cache (TESSERA_CACHE_DIR, else "
       "~/.cache/tessera): (binary, note), the note \"hit\", \"stored\", "
-      "\"off\" or what went wrong with the cache.");
+      "\"off\", \"no binary\" (no assembler here; not stored) or what went "
+      "wrong with the cache.");
 
   // The CUDA driver.
   m.def("cuda_device_count",

@@ -111,3 +111,14 @@ def test_unwritable_cache_still_compiles(tmp_path, monkeypatch):
     monkeypatch.setenv("TESSERA_CACHE_DIR", str(blocker / "cache"))
     binary, note = _tessera.compile_cached(tile_ir(), "cuda:90")
     assert binary.assembly and "cannot create the kernel cache" in note
+
+
+def test_assembler_choice_is_part_of_the_key(cache_dir, monkeypatch):
+    ir = tile_ir()
+    assert _tessera.compile_cached(ir, "cuda:90")[1] == "stored"
+    monkeypatch.setenv("TESSERA_ASSEMBLER", "nvjitlink")
+    binary, note = _tessera.compile_cached(ir, "cuda:90")
+    if binary.binary_note:
+        pytest.skip(binary.binary_note)
+    assert note == "stored" and binary.binary.startswith(b"\x7fELF")
+    assert len(entries(cache_dir)) == 2

@@ -147,7 +147,7 @@ class CompiledKernel:
                     debug=bool(debug))
             except _tessera.StageError as e:
                 raise CompilationError(f"{self.name}: {e}") from None
-            if note not in ("hit", "stored", "off"):
+            if note not in ("hit", "stored", "off", "no binary"):
                 warnings.warn(f"tessera: {note}", RuntimeWarning, stacklevel=2)
             self._binaries[target] = binary
             self.asm["tile-layout"] = binary.tile_layout
