@@ -26,6 +26,16 @@ using namespace mlir::tile;
 
 namespace {
 
+Attribute layoutOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getEncoding();
+}
+
+/// Ops whose result element i is computed from operand elements i.
+bool isElementwise(Operation *op) {
+  return op->hasTrait<mlir::OpTrait::Elementwise>() ||
+         isa<AddPtrOp, arith::SelectOp>(op);
+}
+
 RankedTensorType withLayout(Type type, Attribute layout) {
   auto tensor = cast<RankedTensorType>(type);
   return RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
@@ -78,10 +88,6 @@ private:
       }
     return BlockedLayoutAttr::getDefault(context, type.getShape(), bits,
                                          numWarps, warpSize, contiguity, order);
-  }
-
-  Attribute layoutOf(Value v) {
-    return cast<RankedTensorType>(v.getType()).getEncoding();
   }
 
   /// Gives a result a layout (results keep one already given).
@@ -280,9 +286,7 @@ struct RematerializeElementwise : public OpRewritePattern<ConvertLayoutOp> {
     if (!def || def->getNumResults() != 1 || def->getNumRegions() != 0 ||
         !isMemoryEffectFree(def))
       return failure();
-    bool sameShape = def->hasTrait<mlir::OpTrait::Elementwise>() ||
-                     isa<AddPtrOp, arith::SelectOp>(def);
-    if (!sameShape)
+    if (!isElementwise(def))
       return failure();
     Attribute layout = convert.getType().getEncoding();
     SmallVector<Value> operands;
@@ -336,6 +340,98 @@ struct RematerializeShapeOps : public OpRewritePattern<ConvertLayoutOp> {
   }
 };
 
+/// reduce(convert_layout x) -> reduce(x) where every result is a scalar:
+/// the reduction combines the same elements in any layout.
+struct ReduceOfConvert : public OpRewritePattern<ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceOp reduce,
+                                PatternRewriter &rewriter) const override {
+    if (llvm::any_of(reduce.getResultTypes(), llvm::IsaPred<RankedTensorType>))
+      return failure();
+    SmallVector<Value> srcs;
+    for (Value src : reduce.getSrcs()) {
+      auto convert = src.getDefiningOp<ConvertLayoutOp>();
+      if (!convert || (!srcs.empty() &&
+                       layoutOf(convert.getSrc()) != layoutOf(srcs.front())))
+        return failure();
+      srcs.push_back(convert.getSrc());
+    }
+    rewriter.modifyOpInPlace(reduce,
+                             [&] { reduce.getSrcsMutable().assign(srcs); });
+    return success();
+  }
+};
+
+/// The layout the loop-carried tensor `i` of `loop` is better carried in:
+/// where the value yielded for it is computed by elementwise ops in the
+/// body from the argument, from converts, and from values that cost nothing
+/// or nothing per iteration to have in any layout (splats, ranges,
+/// constants, values from outside the loop), the layout most of those
+/// converts come from. Carried in it, the loop converts once before and
+/// once after instead of every iteration, and the other converts change
+/// only their destination. Null where no such layout exists, where it is
+/// the current one, or where the argument has uses the update does not.
+Attribute betterCarriedLayout(scf::ForOp loop, unsigned i) {
+  BlockArgument arg = loop.getRegionIterArg(i);
+  Operation *yield = loop.getBody()->getTerminator();
+  llvm::SmallDenseMap<Attribute, unsigned> votes;
+  Attribute better;
+  llvm::SmallPtrSet<Operation *, 16> chain = {yield};
+  SmallVector<Value> work = {yield->getOperand(i)};
+  llvm::SmallPtrSet<Value, 16> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (v == arg || !seen.insert(v).second ||
+        !isa<RankedTensorType>(v.getType()))
+      continue;
+    Operation *def = v.getDefiningOp();
+    if (!def || !loop.getBody()->findAncestorOpInBlock(*def))
+      continue; // from outside the loop
+    if (auto convert = dyn_cast<ConvertLayoutOp>(def)) {
+      Attribute from = layoutOf(convert.getSrc());
+      if (++votes[from] > votes.lookup(better))
+        better = from;
+      continue;
+    }
+    if (isa<SplatOp, MakeRangeOp, arith::ConstantOp>(def))
+      continue;
+    if (!isElementwise(def) || !isMemoryEffectFree(def) ||
+        def->getBlock() != loop.getBody())
+      return {};
+    chain.insert(def);
+    llvm::append_range(work, def->getOperands());
+  }
+  for (Operation *user : arg.getUsers())
+    if (!chain.contains(user))
+      return {};
+  return better == layoutOf(arg) ? Attribute() : better;
+}
+
+/// Carries tensor `i` of `loop` in `layout`, converting at the loop's edges;
+/// the converts this leaves inside are for the rewrite patterns to move.
+void carryIn(scf::ForOp loop, unsigned i, Attribute layout) {
+  BlockArgument arg = loop.getRegionIterArg(i);
+  OpResult result = loop->getResult(i);
+  auto old = cast<RankedTensorType>(arg.getType());
+  RankedTensorType carried = withLayout(old, layout);
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  OpOperand &init = loop.getInitArgsMutable()[i];
+  init.set(ConvertLayoutOp::create(b, loc, carried, init.get()));
+  arg.setType(carried);
+  result.setType(carried);
+  b.setInsertionPointToStart(loop.getBody());
+  auto inside = ConvertLayoutOp::create(b, loc, old, arg);
+  arg.replaceAllUsesExcept(inside, inside);
+  Operation *yield = loop.getBody()->getTerminator();
+  b.setInsertionPoint(yield);
+  yield->setOperand(
+      i, ConvertLayoutOp::create(b, loc, carried, yield->getOperand(i)));
+  b.setInsertionPointAfter(loop);
+  auto after = ConvertLayoutOp::create(b, loc, old, result);
+  result.replaceAllUsesExcept(after, after);
+}
+
 struct TileAssignLayoutsPass
     : public mlir::tile::impl::TileAssignLayoutsPassBase<
           TileAssignLayoutsPass> {
@@ -358,12 +454,27 @@ struct TileAssignLayoutsPass
       if (!func.isExternal())
         assigner.run(func);
 
-    // Move converts up to the values that really need moving.
+    // Move converts up to the values that really need moving; then carry
+    // loop tensors in the layout their updates are computed in, and move
+    // the converts that leaves.
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
-    patterns.add<RematerializeElementwise, RematerializeShapeOps>(context);
+    patterns
+        .add<RematerializeElementwise, RematerializeShapeOps, ReduceOfConvert>(
+            context);
     ConvertLayoutOp::getCanonicalizationPatterns(patterns, context);
-    if (failed(applyPatternsGreedily(module, std::move(patterns))))
+    FrozenRewritePatternSet frozen(std::move(patterns));
+    if (failed(applyPatternsGreedily(module, frozen)))
+      return signalPassFailure();
+    bool changed = false;
+    module.walk([&](scf::ForOp loop) {
+      for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
+        if (Attribute better = betterCarriedLayout(loop, i)) {
+          carryIn(loop, i, better);
+          changed = true;
+        }
+    });
+    if (changed && failed(applyPatternsGreedily(module, frozen)))
       signalPassFailure();
   }
 };

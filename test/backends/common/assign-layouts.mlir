@@ -118,3 +118,73 @@ func.func @branch(%p: tensor<128x!tile.ptr<f32>>, %flag: i1) {
   tile.store %p, %r : tensor<128x!tile.ptr<f32>>
   return
 }
+
+// -----
+
+// An accumulator started from a constant is carried in the layout of the
+// loads it sums (8 halves a thread), not the constant's default: the loop
+// has no conversion, and the reduction after it takes the carried layout.
+// CHECK: #[[$HALF8:blocked[0-9]*]] = #tile.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+// CHECK-LABEL: func.func @accumulate_loads
+// CHECK-NOT: tile.convert_layout
+// CHECK: scf.for {{.*}} -> (tensor<1024xf32, #[[$HALF8]]>)
+// CHECK-NOT: tile.convert_layout
+// CHECK: tile.reduce(%{{.*}}) axis = 0 : (tensor<1024xf32, #[[$HALF8]]>) -> f32
+// CHECK-NOT: tile.convert_layout
+func.func @accumulate_loads(%x: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                            %out: !tile.ptr<f32>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1024 = arith.constant 1024 : i32
+  %zero = arith.constant dense<0.0> : tensor<1024xf32>
+  %r = tile.make_range 0, 1024 : tensor<1024xi32>
+  %xs = tile.splat %x : tensor<1024x!tile.ptr<f16>>
+  %acc = scf.for %off = %c0 to %n step %c1024 iter_args(%acc_i = %zero) -> (tensor<1024xf32>) : i32 {
+    %offs = tile.splat %off : tensor<1024xi32>
+    %cols = arith.addi %offs, %r : tensor<1024xi32>
+    %p = tile.addptr %xs, %cols : tensor<1024x!tile.ptr<f16>>, tensor<1024xi32>
+    %v = tile.load %p : tensor<1024x!tile.ptr<f16>>
+    %f = arith.extf %v : tensor<1024xf16> to tensor<1024xf32>
+    %sq = arith.mulf %f, %f : tensor<1024xf32>
+    %sum = arith.addf %acc_i, %sq : tensor<1024xf32>
+    scf.yield %sum : tensor<1024xf32>
+  }
+  %total = tile.reduce(%acc) axis = 0 : (tensor<1024xf32>) -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    tile.reduce.return %s : f32
+  }
+  tile.store %out, %total : !tile.ptr<f32>
+  return
+}
+
+// -----
+
+// Updates computed from loads of two layouts (fp16 and fp32 vectors): the
+// accumulator is carried in one of them, and only the other load converts.
+// CHECK-LABEL: func.func @two_layouts_compete
+// CHECK: scf.for
+// CHECK: tile.convert_layout
+// CHECK-NOT: tile.convert_layout
+// CHECK: scf.yield
+func.func @two_layouts_compete(%x: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                               %y: !tile.ptr<f32> {tile.divisibility = 16 : i32},
+                               %out: tensor<1024x!tile.ptr<f32>>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<1024xf32>
+  %r = tile.make_range 0, 1024 : tensor<1024xi32>
+  %xs = tile.splat %x : tensor<1024x!tile.ptr<f16>>
+  %ys = tile.splat %y : tensor<1024x!tile.ptr<f32>>
+  %px = tile.addptr %xs, %r : tensor<1024x!tile.ptr<f16>>, tensor<1024xi32>
+  %py = tile.addptr %ys, %r : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  %acc = scf.for %i = %c0 to %n step %c1 iter_args(%acc_i = %zero) -> (tensor<1024xf32>) : i32 {
+    %a = tile.load %px : tensor<1024x!tile.ptr<f16>>
+    %b = tile.load %py : tensor<1024x!tile.ptr<f32>>
+    %f = arith.extf %a : tensor<1024xf16> to tensor<1024xf32>
+    %p = arith.mulf %f, %b : tensor<1024xf32>
+    %sum = arith.addf %acc_i, %p : tensor<1024xf32>
+    scf.yield %sum : tensor<1024xf32>
+  }
+  tile.store %out, %acc : tensor<1024x!tile.ptr<f32>>
+  return
+}
