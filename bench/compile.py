@@ -1,6 +1,8 @@
 """Cold compile of the vector add (an empty cache, a fresh process, Python
 start-up and imports excluded): the first launch's milliseconds, Tessera and
-upstream Triton; then the same with the cache warm from the first run."""
+upstream Triton, with ptxas (the default) and with libnvJitLink
+(TESSERA_ASSEMBLER=nvjitlink); then the same with the cache warm from the
+first run."""
 
 import os
 import subprocess
@@ -27,9 +29,11 @@ torch.testing.assert_close(z, x + y)
 """
 
 
-def first_launch_ms(dsl, cache):
+def first_launch_ms(dsl, cache, assembler=None):
     env = dict(os.environ, TESSERA_CACHE_DIR=cache, TRITON_CACHE_DIR=cache)
     env.pop("TESSERA_ALWAYS_COMPILE", None)
+    if assembler:
+        env["TESSERA_ASSEMBLER"] = assembler
     code = CHILD.format(bench=os.path.dirname(os.path.abspath(__file__)), dsl=dsl)
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                             text=True)
@@ -44,7 +48,10 @@ def main():
     with tempfile.TemporaryDirectory() as ours, tempfile.TemporaryDirectory() as theirs:
         cold = first_launch_ms("tessera", ours), first_launch_ms("triton", theirs)
         warm = first_launch_ms("tessera", ours), first_launch_ms("triton", theirs)
+    with tempfile.TemporaryDirectory() as ours:
+        jitlink = first_launch_ms("tessera", ours, assembler="nvjitlink")
     report("cold compile + first launch, vector add", "ms", cold[0], {"triton": cold[1]})
+    report("  the same, PTX assembled by libnvJitLink", "ms", jitlink, {"triton": cold[1]})
     report("warm disk cache, first launch, vector add", "ms", warm[0], {"triton": warm[1]})
 
 

@@ -2,7 +2,8 @@
 Tessera, PyTorch (an add of one element) and upstream Triton.
 
 Launches are timed in batches short enough that the GPU's queue never fills,
-so the figure is the host's work, not the GPU's."""
+so the figure is the host's work, not the GPU's. The three take turns over
+several rounds (the machine's noise drifts), and each keeps its best round."""
 
 import statistics
 import time
@@ -32,11 +33,18 @@ def main():
     y = torch.empty_like(x)
     ours.tiny_kernel[(1,)](x, y, 1000, 2.0)
     torch.testing.assert_close(y, x + 1002)
-    refs = {"torch": host_us(lambda: torch.add(x, 2.0, out=y))}
+    launches = {
+        "tessera": lambda: ours.tiny_kernel[(1,)](x, y, 1000, 2.0),
+        "torch": lambda: torch.add(x, 2.0, out=y),
+    }
     if theirs is not None:
-        refs["triton"] = host_us(lambda: theirs.tiny_kernel[(1,)](x, y, 1000, 2.0))
-    report("launch of a tiny kernel (host)", "us",
-           host_us(lambda: ours.tiny_kernel[(1,)](x, y, 1000, 2.0)), refs)
+        launches["triton"] = lambda: theirs.tiny_kernel[(1,)](x, y, 1000, 2.0)
+    best = {}
+    for _ in range(5):
+        for name, launch in launches.items():
+            best[name] = min(best.get(name, float("inf")), host_us(launch, batches=20))
+    tessera = best.pop("tessera")
+    report("launch of a tiny kernel (host)", "us", tessera, best)
 
 
 if __name__ == "__main__":

@@ -121,7 +121,7 @@ struct frontend::Builder::Impl {
       return weakOperand(a, b, op);
     if (weakB && !weakA)
       return weakOperand(b, a, op);
-    if (op == "truediv" && !a.isFloat() && !b.isFloat())
+    if ((op == "truediv" || op == "div_rn") && !a.isFloat() && !b.isFloat())
       return DType::floating("fp32");
     if (a.isFloat() || b.isFloat()) {
       if (!b.isFloat())
@@ -151,7 +151,7 @@ struct frontend::Builder::Impl {
   }
 
   DType weakOperand(const DType &weak, const DType &strong, StringRef op) {
-    if (op == "truediv" && !strong.isFloat())
+    if ((op == "truediv" || op == "div_rn") && !strong.isFloat())
       return DType::floating("fp32");
     if (weak.isFloat() && !strong.isFloat())
       return DType::floating("fp32");
@@ -641,7 +641,12 @@ Handle frontend::Builder::binary(const std::string &op, const Handle &a,
   else if (op == "mul")
     r = f ? Value(arith::MulFOp::create(ob, loc, va, vb))
           : Value(arith::MulIOp::create(ob, loc, va, vb));
-  else if (op == "truediv")
+  else if (op == "truediv") // fp32: within 2 ulp, as Triton's `/` on GPUs
+    r = arith::DivFOp::create(ob, loc, va, vb,
+                              type == DType::floating("fp32")
+                                  ? arith::FastMathFlags::arcp
+                                  : arith::FastMathFlags::none);
+  else if (op == "div_rn") // rounded as IEEE 754 says
     r = arith::DivFOp::create(ob, loc, va, vb);
   else if (op == "floordiv")
     r = f     ? Value(math::FloorOp::create(ob, loc,

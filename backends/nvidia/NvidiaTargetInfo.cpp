@@ -378,6 +378,26 @@ private:
   std::string f32Name, f64Name;
 };
 
+/// f32 division allowed to be approximate (`fastmath<arcp>`, Triton's `/`):
+/// PTX's div.full.f32, within 2 ulp, rather than the IEEE sequence.
+class ApproximateDivPattern : public ConvertOpToLLVMPattern<arith::DivFOp> {
+public:
+  ApproximateDivPattern(LLVMTypeConverter &converter)
+      : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(arith::DivFOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getType().isF32() ||
+        !bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::arcp))
+      return failure();
+    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
+        op, op.getType(), rewriter.getStringAttr("llvm.nvvm.div.full"),
+        ValueRange{adaptor.getLhs(), adaptor.getRhs()});
+    return success();
+  }
+};
+
 } // namespace
 
 void NvidiaTargetInfo::populateMathPatterns(LLVMTypeConverter &converter,
@@ -418,6 +438,7 @@ void NvidiaTargetInfo::populateMathPatterns(LLVMTypeConverter &converter,
   for (const Entry &e : entries)
     patterns.add<LibdevicePattern>(e.op, ("__nv_" + e.name + "f").str(),
                                    ("__nv_" + e.name).str(), converter);
+  patterns.add<ApproximateDivPattern>(converter);
 }
 
 void NvidiaTargetInfo::markKernel(LLVM::LLVMFuncOp func,

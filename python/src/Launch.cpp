@@ -146,12 +146,20 @@ public:
       this->roles.push_back(static_cast<Role>(role));
   }
 
-  py::object launch(py::object grid, py::args args, py::kwargs kwargs) {
+  /// Launches `grid` with `args` (a tuple) and `kwargs` (a dict or null);
+  /// the compiled kernel is returned.
+  py::object launch(py::handle grid, py::handle args, py::handle kwargs) {
     Call call;
-    if (!prepare(grid, args, kwargs, call))
-      return slowPath(grid, call.keyed ? py::object(py::bytes(call.key))
-                                       : py::object(py::none()),
-                      args, kwargs);
+    auto slow = [&](bool keyed) {
+      py::dict named =
+          kwargs ? py::reinterpret_borrow<py::dict>(kwargs) : py::dict();
+      return slowPath(grid,
+                      keyed ? py::object(py::bytes(call.key))
+                            : py::object(py::none()),
+                      args, named);
+    };
+    if (!prepare(grid, args.ptr(), kwargs.ptr(), call))
+      return slow(call.keyed);
     auto it = entries.find(call.key);
     if (it == entries.end() ||
         !std::all_of(it->second.watches.begin(), it->second.watches.end(),
@@ -159,18 +167,18 @@ public:
       if (it != entries.end())
         entries.erase(it);
       PyErr_Clear();
-      return slowPath(grid, py::bytes(call.key), args, kwargs);
+      return slow(true);
     }
     Entry &entry = it->second;
     std::optional<uint64_t> stream = currentStream(call.device);
     if (!stream)
-      return slowPath(grid, py::none(), args, kwargs);
+      return slow(false);
     try {
       py::gil_scoped_release release;
       entry.loaded->launch(call.grid, call.parameters.pointers(), *stream);
     } catch (const runtime::DriverError &) {
       // The Python path launches again and reports the failure.
-      return slowPath(grid, py::none(), args, kwargs);
+      return slow(false);
     }
     return entry.result;
   }
@@ -203,31 +211,33 @@ private:
   /// Binds the arguments, computes the key and packs the parameters; false
   /// where the Python path must run (`call.keyed` says whether the key is
   /// whole all the same).
-  bool prepare(py::handle grid, const py::args &args, const py::kwargs &kwargs,
-               Call &call) {
+  bool prepare(py::handle grid, PyObject *args, PyObject *kwargs, Call &call) {
     size_t n = names.size();
-    if (args.size() > n)
+    size_t given = PyTuple_GET_SIZE(args);
+    if (given > n || n > kMaxArguments)
       return false;
-    std::vector<PyObject *> values(n, nullptr);
-    for (size_t i = 0; i < args.size(); ++i)
-      values[i] = PyTuple_GET_ITEM(args.ptr(), i);
+    PyObject *values[kMaxArguments] = {};
+    for (size_t i = 0; i < given; ++i)
+      values[i] = PyTuple_GET_ITEM(args, i);
     long options[3] = {4, 3, 1}; // num_warps, num_stages, num_ctas
     static const char *optionNames[3] = {"num_warps", "num_stages",
                                          "num_ctas"};
-    for (auto [name, value] : kwargs) {
+    PyObject *name, *value;
+    for (Py_ssize_t pos = 0;
+         kwargs && PyDict_Next(kwargs, &pos, &name, &value);) {
       bool matched = false;
       for (int o = 0; o < 3 && !matched; ++o)
-        if (PyUnicode_CompareWithASCIIString(name.ptr(), optionNames[o]) == 0) {
-          if (!PyLong_CheckExact(value.ptr()))
+        if (PyUnicode_CompareWithASCIIString(name, optionNames[o]) == 0) {
+          if (!PyLong_CheckExact(value))
             return false;
-          options[o] = PyLong_AsLong(value.ptr());
+          options[o] = PyLong_AsLong(value);
           matched = true;
         }
       for (size_t i = 0; i < n && !matched; ++i)
-        if (PyUnicode_Compare(name.ptr(), names[i].ptr()) == 0) {
+        if (PyUnicode_Compare(name, names[i].ptr()) == 0) {
           if (values[i])
             return false; // given twice: Python says so
-          values[i] = value.ptr();
+          values[i] = value;
           matched = true;
         }
       if (!matched)
@@ -252,6 +262,8 @@ private:
     return gridOf(grid, values, options, call.grid);
   }
 
+  static constexpr size_t kMaxArguments = 64;
+
   bool addArgument(PyObject *value, Role role, Call &call) {
     std::string &key = call.key;
     if (role == Role::Constexpr)
@@ -265,13 +277,19 @@ private:
       static py::handle getDevice = PyUnicode_InternFromString("get_device"),
                         dtypeName = PyUnicode_InternFromString("dtype"),
                         dataPtr = PyUnicode_InternFromString("data_ptr");
-      py::handle tensor(value);
-      int device = tensor.attr(getDevice)().cast<int>();
+      long device = callForLong(value, getDevice);
       if (device < 0 || (call.device >= 0 && device != call.device))
         return false; // host memory, or tensors on two devices
       call.device = device;
-      PyObject *dtype = tensor.attr(dtypeName).ptr(); // torch keeps dtypes
-      uint64_t address = tensor.attr(dataPtr)().cast<uint64_t>();
+      PyObject *dtype = PyObject_GetAttr(value, dtypeName.ptr());
+      if (!dtype)
+        return false;
+      Py_DECREF(dtype); // torch keeps its dtypes: the address is a name
+      PyObject *pointer = PyObject_CallMethodNoArgs(value, dataPtr.ptr());
+      uint64_t address = pointer ? PyLong_AsUnsignedLongLong(pointer) : 0;
+      Py_XDECREF(pointer);
+      if (!pointer || PyErr_Occurred())
+        return false;
       key += 'T';
       key.append(reinterpret_cast<const char *>(&dtype), sizeof dtype);
       key += specialised && address % 16 == 0 ? 'a' : 'u';
@@ -325,6 +343,14 @@ private:
     return false;
   }
 
+  /// `object.method()` as a C long; -1 where it fails or is not an int.
+  static long callForLong(PyObject *object, py::handle method) {
+    PyObject *result = PyObject_CallMethodNoArgs(object, method.ptr());
+    long value = result && PyLong_Check(result) ? PyLong_AsLong(result) : -1;
+    Py_XDECREF(result);
+    return value;
+  }
+
   /// A compile-time value's part of the key.
   static bool addConstant(PyObject *value, std::string &key) {
     py::handle v(value);
@@ -340,8 +366,8 @@ private:
     return true;
   }
 
-  bool gridOf(py::handle grid, const std::vector<PyObject *> &values,
-              const long options[3], std::array<unsigned, 3> &dims) {
+  bool gridOf(py::handle grid, PyObject *const *values, const long options[3],
+              std::array<unsigned, 3> &dims) {
     py::object resolved = py::reinterpret_borrow<py::object>(grid);
     if (PyCallable_Check(grid.ptr())) {
       py::dict meta;
@@ -353,16 +379,18 @@ private:
     }
     if (PyLong_CheckExact(resolved.ptr()))
       resolved = py::make_tuple(resolved);
-    if (!PyTuple_Check(resolved.ptr()) && !PyList_Check(resolved.ptr()))
+    bool tuple = PyTuple_Check(resolved.ptr());
+    if (!tuple && !PyList_Check(resolved.ptr()))
       return false;
-    py::sequence sequence = resolved.cast<py::sequence>();
-    if (sequence.size() < 1 || sequence.size() > 3)
+    Py_ssize_t size = Py_SIZE(resolved.ptr());
+    if (size < 1 || size > 3)
       return false;
-    for (size_t d = 0; d < sequence.size(); ++d) {
-      py::object item = sequence[d];
-      if (!PyLong_CheckExact(item.ptr()))
+    for (Py_ssize_t d = 0; d < size; ++d) {
+      PyObject *item = tuple ? PyTuple_GET_ITEM(resolved.ptr(), d)
+                             : PyList_GET_ITEM(resolved.ptr(), d);
+      if (!PyLong_CheckExact(item))
         return false;
-      long long g = PyLong_AsLongLong(item.ptr());
+      long long g = PyLong_AsLongLong(item);
       if (g < 1 || g > 0x7fffffff) {
         PyErr_Clear();
         return false; // empty or invalid grids: the Python path
@@ -399,6 +427,61 @@ private:
   std::unordered_map<std::string, Entry> entries;
 };
 
+/// `kernel[grid]`: a callable that launches through the kernel's Launcher,
+/// called by CPython directly (no argument conversion on the way in).
+struct BoundLaunch {
+  PyObject_HEAD Launcher *launcher;
+  PyObject *owner; // the Launcher's Python object, kept alive
+  PyObject *grid;
+
+  static PyObject *call(PyObject *self, PyObject *args, PyObject *kwargs) {
+    auto *bound = reinterpret_cast<BoundLaunch *>(self);
+    try {
+      return bound->launcher->launch(bound->grid, args, kwargs).release().ptr();
+    } catch (py::error_already_set &e) {
+      e.restore();
+    } catch (const std::exception &e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+    return nullptr;
+  }
+
+  static void dealloc(PyObject *self) {
+    auto *bound = reinterpret_cast<BoundLaunch *>(self);
+    Py_XDECREF(bound->owner);
+    Py_XDECREF(bound->grid);
+    PyTypeObject *type = Py_TYPE(self);
+    type->tp_free(self);
+    Py_DECREF(type);
+  }
+
+  static PyTypeObject *type() {
+    static PyType_Slot slots[] = {
+        {Py_tp_call, reinterpret_cast<void *>(&BoundLaunch::call)},
+        {Py_tp_dealloc, reinterpret_cast<void *>(&BoundLaunch::dealloc)},
+        {0, nullptr}};
+    static PyType_Spec spec = {"tessera._tessera.BoundLaunch",
+                               sizeof(BoundLaunch), 0, Py_TPFLAGS_DEFAULT,
+                               slots};
+    static PyObject *made = PyType_FromSpec(&spec);
+    return reinterpret_cast<PyTypeObject *>(made);
+  }
+
+  static py::object make(py::object owner, py::object grid) {
+    PyTypeObject *boundType = type();
+    if (!boundType)
+      throw py::error_already_set();
+    PyObject *self = boundType->tp_alloc(boundType, 0);
+    if (!self)
+      throw py::error_already_set();
+    auto *bound = reinterpret_cast<BoundLaunch *>(self);
+    bound->launcher = owner.cast<Launcher *>();
+    bound->owner = owner.release().ptr();
+    bound->grid = grid.release().ptr();
+    return py::reinterpret_steal<py::object>(self);
+  }
+};
+
 } // namespace
 
 void bindLaunch(py::module_ &m) {
@@ -414,7 +497,8 @@ void bindLaunch(py::module_ &m) {
                     py::dict>(),
            py::arg("slow_path"), py::arg("names"), py::arg("roles"),
            py::arg("defaults"))
-      .def("launch", &Launcher::launch)
+      .def("bind", &BoundLaunch::make, py::arg("grid"),
+           "the launches of `grid`: call it with the kernel's arguments")
       .def("add", &Launcher::add, py::arg("key"), py::arg("kernel"),
            py::arg("result"), py::arg("watches"))
       .def("clear", &Launcher::clear)

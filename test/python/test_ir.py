@@ -74,3 +74,33 @@ def test_the_layout_stage_coalesces_accesses():
     eight = masked_reduce_kernel.warmup(np.zeros(1024, np.float32), np.zeros(1, np.float32), 10,
                                         BLOCK=1024, num_warps=8).asm["tile-layout"]
     assert "warpsPerCTA = [8]" in eight
+
+
+@tessera.jit
+def divide_kernel(x_ptr, h_ptr, out_ptr, hout_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 4))
+    h = tl.load(h_ptr + tl.arange(0, 4))
+    tl.store(out_ptr + tl.arange(0, 4), x / 3.0 + tl.math.div_rn(x, 3.0)
+             + tl.fdiv(x, 7.0, ieee_rounding=True))
+    tl.store(hout_ptr + tl.arange(0, 4), h / h)
+
+
+def test_division_is_approximate_only_where_triton_is():
+    # fp32 `/` may be 2 ulp off on GPUs (div.full.f32), as in Triton;
+    # div_rn, fdiv(ieee_rounding=True) and fp16 division are rounded.
+    x, h = np.ones(4, np.float32), np.ones(4, np.float16)
+    ir = divide_kernel.warmup(x, h, x, h).asm["tile"]
+    divisions = re.findall(r"arith\.divf [^:]*: tensor<4x(f32|f16)>", ir)
+    assert len(divisions) == 4, ir
+    approximate = [d for d in re.findall(r"arith\.divf [^\n]*", ir) if "arcp" in d]
+    assert len(approximate) == 1 and "f32" in approximate[0], ir
+
+
+def test_division_results_agree(device):
+    x = np.linspace(1, 100, 4, dtype=np.float32)
+    h = np.array([1, 2, 3, 4], np.float16)
+    out, hout = np.zeros_like(x), np.zeros_like(h)
+    divide_kernel[(1,)](x, h, out, hout)
+    expected = x / np.float32(3) + x / np.float32(3) + x / np.float32(7)
+    np.testing.assert_allclose(out, expected, rtol=1e-6)
+    np.testing.assert_array_equal(hout, np.ones(4, np.float16))

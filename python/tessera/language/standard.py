@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import builtins
 
-from .core import (CompilationError, _builder, _frontend_error, _state, _unwrap, float32, tensor,
-                   to_tensor)
+from .core import (CompilationError, _binary, _builder, _frontend_error, _state, _unwrap, float32,
+                   tensor, to_tensor)
 
 
 def _call(method, *args):
@@ -195,12 +195,10 @@ def where(condition, x, y):
 
 
 def minimum(x, y, propagate_nan=None):
-    from .core import _binary
     return _binary("minimum", x, y)
 
 
 def maximum(x, y, propagate_nan=None):
-    from .core import _binary
     return _binary("maximum", x, y)
 
 
@@ -242,11 +240,12 @@ def sigmoid(x):
 
 
 def div_rn(x, y):
-    return _t(x) / y
+    """x / y rounded to nearest, as IEEE 754 says (`/` may be 2 ulp off)."""
+    return _binary("div_rn", x, y)
 
 
 def fdiv(x, y, ieee_rounding=False):
-    return _t(x) / y
+    return div_rn(x, y) if _unwrap(ieee_rounding) else _t(x) / y
 
 
 def umulhi(x, y):

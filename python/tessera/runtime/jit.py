@@ -234,7 +234,7 @@ class JITFunction:
                            f"{self.__name__}[grid](...), or call it from another @jit function")
 
     def __getitem__(self, grid):
-        return functools.partial(self._launcher.launch, grid)
+        return self._launcher.bind(grid)
 
     # ------------------------------------------------------------------
 
@@ -371,7 +371,7 @@ class JITFunction:
 
     def run(self, *args, grid, **kwargs):
         """Launches on `grid`; the compiled kernel is returned."""
-        return self._launcher.launch(grid, *args, **kwargs)
+        return self._launcher.bind(grid)(*args, **kwargs)
 
     def _run(self, grid, key, args, kwargs):
         """The launch path for what the C++ one (Launcher) does not know:
