@@ -398,6 +398,35 @@ public:
   }
 };
 
+/// exp(x) below f64 as Triton computes it: ex2.approx.f32(x * log2(e)),
+/// 2 ulp plus the rounding of the product (relative 2^-24 |x log2 e|).
+class FastExpPattern : public ConvertOpToLLVMPattern<math::ExpOp> {
+public:
+  FastExpPattern(LLVMTypeConverter &converter)
+      : ConvertOpToLLVMPattern(converter, /*benefit=*/3) {}
+
+  LogicalResult
+  matchAndRewrite(math::ExpOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    if (!isa<FloatType>(type) || type.isF64())
+      return failure();
+    Location loc = op.getLoc();
+    Type f32 = rewriter.getF32Type();
+    Value x = adaptor.getOperand();
+    if (type != f32)
+      x = LLVM::FPExtOp::create(rewriter, loc, f32, x);
+    Value log2e = LLVM::ConstantOp::create(
+        rewriter, loc, f32, rewriter.getF32FloatAttr(1.4426950408889634f));
+    Value scaled = LLVM::FMulOp::create(rewriter, loc, x, log2e);
+    Value result = LLVM::Exp2Op::create(rewriter, loc, f32, scaled);
+    if (type != f32)
+      result = LLVM::FPTruncOp::create(rewriter, loc, type, result);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void NvidiaTargetInfo::populateMathPatterns(LLVMTypeConverter &converter,
@@ -408,7 +437,7 @@ void NvidiaTargetInfo::populateMathPatterns(LLVMTypeConverter &converter,
     StringRef op, name;
   };
   static const Entry entries[] = {
-      {math::ExpOp::getOperationName(), "exp"},
+      {math::ExpOp::getOperationName(), "exp"}, // f64; FastExpPattern below
       {math::Exp2Op::getOperationName(), "exp2"},
       {math::ExpM1Op::getOperationName(), "expm1"},
       {math::LogOp::getOperationName(), "log"},
@@ -438,7 +467,7 @@ void NvidiaTargetInfo::populateMathPatterns(LLVMTypeConverter &converter,
   for (const Entry &e : entries)
     patterns.add<LibdevicePattern>(e.op, ("__nv_" + e.name + "f").str(),
                                    ("__nv_" + e.name).str(), converter);
-  patterns.add<ApproximateDivPattern>(converter);
+  patterns.add<ApproximateDivPattern, FastExpPattern>(converter);
 }
 
 void NvidiaTargetInfo::markKernel(LLVM::LLVMFuncOp func,
