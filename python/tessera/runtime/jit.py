@@ -203,6 +203,7 @@ class JITFunction:
         defaults = {name: p.default for name, p in self.signature.parameters.items()
                     if p.default is not inspect.Parameter.empty}
         self._launcher = _tessera.Launcher(self._run, self.arg_names, roles, defaults)
+        self._bound = {}  # grid -> self._launcher.bind(grid)
 
     def lookup(self, name):
         """The value `name` has for the body: a closure cell's, else the
@@ -234,7 +235,17 @@ class JITFunction:
                            f"{self.__name__}[grid](...), or call it from another @jit function")
 
     def __getitem__(self, grid):
-        return self._launcher.bind(grid)
+        # Kernels are launched on a few grids, again and again.
+        try:
+            return self._bound[grid]
+        except (KeyError, TypeError):  # new, or a grid that cannot be a key
+            pass
+        bound = self._launcher.bind(grid)
+        if isinstance(grid, (int, tuple)):
+            if len(self._bound) >= 64:
+                self._bound.clear()
+            self._bound[grid] = bound
+        return bound
 
     # ------------------------------------------------------------------
 
