@@ -2,6 +2,8 @@
 
 #include "backends/nvidia/NvidiaTargetInfo.h"
 
+#include "backends/common/LowerToLLVM.h"
+
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -9,6 +11,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -478,4 +481,27 @@ void NvidiaTargetInfo::markKernel(LLVM::LLVMFuncOp func,
   func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
                 DenseI32ArrayAttr::get(
                     context, {static_cast<int32_t>(threadsPerBlock), 1, 1}));
+}
+
+namespace {
+/// The shared lowering with NVIDIA's hooks, as a pass for tests.
+struct NvidiaToLLVMPass
+    : public PassWrapper<NvidiaToLLVMPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(NvidiaToLLVMPass)
+  StringRef getArgument() const override { return "tile-nvidia-to-llvm"; }
+  StringRef getDescription() const override {
+    return "lower tile IR with layouts to the LLVM and NVVM dialects";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<LLVM::LLVMDialect, NVVM::NVVMDialect>();
+  }
+  void runOnOperation() override {
+    if (failed(lowerToLLVM(getOperation(), NvidiaTargetInfo())))
+      signalPassFailure();
+  }
+};
+} // namespace
+
+void mlir::tile::registerNvidiaPasses() {
+  PassRegistration<NvidiaToLLVMPass>();
 }

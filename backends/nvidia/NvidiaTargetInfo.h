@@ -42,6 +42,10 @@ public:
                   unsigned threadsPerBlock) const override;
 };
 
+/// Registers `tile-nvidia-to-llvm`: lowerToLLVM with NvidiaTargetInfo, for
+/// tessera-opt.
+void registerNvidiaPasses();
+
 } // namespace mlir::tile
 
 #endif // TESSERA_BACKENDS_NVIDIA_NVIDIATARGETINFO_H

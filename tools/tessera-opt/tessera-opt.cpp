@@ -1,6 +1,7 @@
 //===- tessera-opt.cpp - mlir-opt for Tessera's dialects and passes -------===//
 
 #include "backends/common/Passes.h"
+#include "backends/nvidia/NvidiaTargetInfo.h"
 #include "ir/Tile/KernelDialects.h"
 #include "transforms/Passes.h"
 
@@ -21,6 +22,7 @@ int main(int argc, char **argv) {
   mlir::registerSCCPPass();
   mlir::tile::registerTransformsPasses();
   mlir::tile::registerBackendCommonPasses();
+  mlir::tile::registerNvidiaPasses();
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "Tessera optimizer driver: tile dialect passes\n", registry));
