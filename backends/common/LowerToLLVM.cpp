@@ -129,10 +129,14 @@ mlir::tile::emitCoords(OpBuilder &b, Location loc, const LinearLayout &layout,
         coords.push_back(hardware[d]);
       } else {
         Value c = i32Constant(b, loc, regCoords[d]);
-        // Disjoint bits add without carries; `or` says so to LLVM.
+        // Disjoint bits add without carries (or wrapping): an `add` with
+        // no wrap lets LLVM fold the register's part into addresses.
         coords.push_back(
             (hardwareBits[d] & regCoords[d]) == 0
-                ? Value(arith::OrIOp::create(b, loc, hardware[d], c))
+                ? Value(arith::AddIOp::create(
+                      b, loc, hardware[d], c,
+                      arith::IntegerOverflowFlags::nsw |
+                          arith::IntegerOverflowFlags::nuw))
                 : Value(arith::XOrIOp::create(b, loc, hardware[d], c)));
       }
     }

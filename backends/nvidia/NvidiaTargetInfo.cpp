@@ -478,7 +478,7 @@ void NvidiaTargetInfo::markKernel(LLVM::LLVMFuncOp func,
   MLIRContext *context = func.getContext();
   func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
                 UnitAttr::get(context));
-  func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
+  func->setAttr(NVVM::NVVMDialect::getReqntidAttrName(),
                 DenseI32ArrayAttr::get(
                     context, {static_cast<int32_t>(threadsPerBlock), 1, 1}));
 }

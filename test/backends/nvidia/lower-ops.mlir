@@ -4,7 +4,7 @@
 // Program ids and counts are special registers; a scalar store is made by
 // thread 0 alone.
 // CHECK-LABEL: llvm.func @ids(
-// CHECK-SAME: nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>
+// CHECK-SAME: nvvm.kernel, nvvm.reqntid = array<i32: 128, 1, 1>
 // CHECK-DAG: nvvm.read.ptx.sreg.ctaid.x
 // CHECK-DAG: nvvm.read.ptx.sreg.ctaid.y
 // CHECK-DAG: nvvm.read.ptx.sreg.nctaid.z
