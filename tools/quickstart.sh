@@ -60,7 +60,7 @@ run_examples() {
     echo "--- stage: PTX for sm_90 (NVIDIA backend)"
     "$opt" "$example" -tile-default-pipeline |
       "build/${preset}/bin/tessera-compile" --target=sm_90 --emit=asm |
-      grep -E "^\.(target|visible|maxntid)|ld\.global|st\.global|shfl|bar\.sync" | head -12
+      grep -E "^\.(target|visible|reqntid)|ld\.global|st\.global|shfl|bar\.sync" | head -12
     count=$((count + 1))
   done
   echo

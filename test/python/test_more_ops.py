@@ -54,23 +54,26 @@ def atomics_kernel(i_ptr, f_ptr, lock_ptr, old_ptr):
     tl.atomic_or(i_ptr + 2, 6)
     tl.atomic_xor(i_ptr + 3, 6)
     old = tl.atomic_xchg(i_ptr + 4, 42)
-    tl.store(old_ptr, old)
+    pid = tl.program_id(0)
+    tl.store(old_ptr + 2 * pid, old)
     tl.atomic_add(f_ptr, 1.5)
     tl.atomic_max(f_ptr + 1, -2.0)
-    won = tl.atomic_cas(lock_ptr, 0, 1)
-    tl.store(old_ptr + 1, won)
+    found = tl.atomic_cas(lock_ptr, 0, 1)
+    tl.store(old_ptr + 2 * pid + 1, found)
 
 
 def test_more_atomics(device):
     i = np.array([10, 12, 12, 12, 5], np.int32)
     f = np.array([1.0, -3.0], np.float32)
     lock = np.zeros(1, np.int32)
-    old = np.zeros(2, np.int32)
+    old = np.zeros(4, np.int32)
     atomics_kernel[(2,)](i, f, lock, old)
     np.testing.assert_array_equal(i, [3, 12 & 6, 12 | 6, 12, 42])  # xor twice
     np.testing.assert_array_equal(f, [4.0, -2.0])
     assert lock[0] == 1
-    assert old[0] == 42 and old[1] == 1  # the second program found the lock taken
+    # The program that came first swapped out 5, the other 42; the one that
+    # came first to the lock found it free (0), the other taken (1).
+    assert sorted(old[0::2]) == [5, 42] and sorted(old[1::2]) == [0, 1]
 
 
 @tessera.jit
