@@ -736,7 +736,12 @@ Handle frontend::Builder::unary(const std::string &op, const Handle &a) {
     r = math::LogOp::create(ob, loc, w);
   else if (op == "log2")
     r = math::Log2Op::create(ob, loc, w);
-  else if (op == "sqrt")
+  else if (op == "sqrt") // fp32: approximate, as Triton's on GPUs
+    r = math::SqrtOp::create(ob, loc, w,
+                             wide == DType::floating("fp32")
+                                 ? arith::FastMathFlags::afn
+                                 : arith::FastMathFlags::none);
+  else if (op == "sqrt_rn") // rounded as IEEE 754 says
     r = math::SqrtOp::create(ob, loc, w);
   else if (op == "rsqrt")
     r = math::RsqrtOp::create(ob, loc, w);

@@ -401,6 +401,26 @@ public:
   }
 };
 
+/// f32 square roots allowed to be approximate (`fastmath<afn>`, Triton's
+/// tl.sqrt): PTX's sqrt.approx.ftz.f32.
+class ApproximateSqrtPattern : public ConvertOpToLLVMPattern<math::SqrtOp> {
+public:
+  ApproximateSqrtPattern(LLVMTypeConverter &converter)
+      : ConvertOpToLLVMPattern(converter, /*benefit=*/3) {}
+
+  LogicalResult
+  matchAndRewrite(math::SqrtOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getType().isF32() ||
+        !bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn))
+      return failure();
+    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
+        op, op.getType(), rewriter.getStringAttr("llvm.nvvm.sqrt.approx.ftz.f"),
+        ValueRange{adaptor.getOperand()});
+    return success();
+  }
+};
+
 /// exp(x) below f64 as Triton computes it: ex2.approx.f32(x * log2(e)),
 /// 2 ulp plus the rounding of the product (relative 2^-24 |x log2 e|).
 class FastExpPattern : public ConvertOpToLLVMPattern<math::ExpOp> {
@@ -470,7 +490,8 @@ void NvidiaTargetInfo::populateMathPatterns(LLVMTypeConverter &converter,
   for (const Entry &e : entries)
     patterns.add<LibdevicePattern>(e.op, ("__nv_" + e.name + "f").str(),
                                    ("__nv_" + e.name).str(), converter);
-  patterns.add<ApproximateDivPattern, FastExpPattern>(converter);
+  patterns.add<ApproximateDivPattern, ApproximateSqrtPattern, FastExpPattern>(
+      converter);
 }
 
 void NvidiaTargetInfo::markKernel(LLVM::LLVMFuncOp func,

@@ -104,3 +104,30 @@ def test_division_results_agree(device):
     expected = x / np.float32(3) + x / np.float32(3) + x / np.float32(7)
     np.testing.assert_allclose(out, expected, rtol=1e-6)
     np.testing.assert_array_equal(hout, np.ones(4, np.float16))
+
+
+@tessera.jit
+def sqrt_kernel(x_ptr, h_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 4))
+    h = tl.load(h_ptr + tl.arange(0, 4))
+    tl.store(x_ptr + tl.arange(0, 4), tl.sqrt(x) + tl.sqrt_rn(x))
+    tl.store(h_ptr + tl.arange(0, 4), tl.sqrt(h))
+
+
+def test_sqrt_is_approximate_only_where_triton_is():
+    # tl.sqrt in fp32 (fp16 is computed in fp32, then rounded) may be
+    # approximate (sqrt.approx.ftz.f32 on NVIDIA); tl.sqrt_rn is exact.
+    x, h = np.ones(4, np.float32), np.ones(4, np.float16)
+    ir = sqrt_kernel.warmup(x, h).asm["tile"]
+    roots = re.findall(r"math\.sqrt [^\n]*", ir)
+    assert len(roots) == 3, ir
+    assert [r for r in roots if "afn" not in r] == [roots[1]], ir
+
+
+def test_sqrt_results_agree(device):
+    x = np.array([0.25, 2.0, 9.0, 1e6], np.float32)
+    h = np.array([4, 9, 16, 2], np.float16)
+    expected_x, expected_h = 2 * np.sqrt(x), np.sqrt(h)
+    sqrt_kernel[(1,)](x, h)
+    np.testing.assert_allclose(x, expected_x, rtol=2e-6)
+    np.testing.assert_allclose(h, expected_h, rtol=1e-3)

@@ -1,7 +1,8 @@
 // Where Triton approximates, so do we: f32 division marked `arcp` (Triton's
-// `/` on fp32) is PTX's div.full.f32, and exp below f64 is
-// ex2.approx.f32(x * log2 e). Without `arcp` (tl.div_rn) division is
-// rounded as IEEE 754 says; f64 exp is libdevice's.
+// `/` on fp32) is PTX's div.full.f32, f32 sqrt marked `afn` (tl.sqrt)
+// sqrt.approx.ftz.f32, and exp below f64 is ex2.approx.f32(x * log2 e).
+// Without the flags (tl.div_rn, tl.sqrt_rn) they are rounded as IEEE 754
+// says; f64 exp is libdevice's.
 // RUN: tessera-compile --target=sm_90 --emit=llir %s | FileCheck %s
 // RUN: tessera-compile --target=sm_90 --emit=asm %s | FileCheck %s --check-prefix=PTX
 
@@ -41,5 +42,19 @@ func.func @exponent(%x: !tile.ptr<f32>, %h: !tile.ptr<f16>, %y: !tile.ptr<f64>) 
   %b = tile.load %y : !tile.ptr<f64>
   %eb = math.exp %b : f64
   tile.store %y, %eb : !tile.ptr<f64>
+  return
+}
+
+// CHECK-LABEL: define ptx_kernel void @square_root
+// CHECK: call float @llvm.nvvm.sqrt.approx.ftz.f(float
+// CHECK: call float @llvm.sqrt.f32(float
+// PTX-LABEL: .entry square_root
+// PTX-DAG: sqrt.approx.ftz.f32
+// PTX-DAG: sqrt.rn.f32
+func.func @square_root(%x: !tile.ptr<f32>) {
+  %a = tile.load %x : !tile.ptr<f32>
+  %s = math.sqrt %a fastmath<afn> : f32
+  %r = math.sqrt %s : f32
+  tile.store %x, %r : !tile.ptr<f32>
   return
 }
