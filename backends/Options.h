@@ -17,6 +17,9 @@ struct CompileOptions {
   unsigned numCTAs = 1;
   bool enableFpFusion = true;
   bool debug = false;
+  /// AMD: wavefronts per execution unit the compiler aims for (0: its own
+  /// choice).
+  unsigned wavesPerEU = 0;
 };
 
 } // namespace mlir::tile

@@ -14,6 +14,17 @@ if(NOT LLVM_VERSION_MAJOR EQUAL 22)
   message(FATAL_ERROR "Tessera needs LLVM/MLIR 22, found ${LLVM_PACKAGE_VERSION}")
 endif()
 message(STATUS "Using LLVM ${LLVM_PACKAGE_VERSION} from ${LLVM_DIR}")
+# lld as a library links AMD code objects in-process. Its LTO support names
+# Polly (through LLVMExtensions), which Debian does not ship as a static
+# library; nothing here uses it.
+find_package(LLD REQUIRED CONFIG
+  HINTS "${TESSERA_LLVM_PREFIX}/lib/cmake/lld" NO_DEFAULT_PATH)
+if(TARGET LLVMExtensions)
+  get_target_property(extensionLibs LLVMExtensions INTERFACE_LINK_LIBRARIES)
+  list(REMOVE_ITEM extensionLibs Polly)
+  set_target_properties(LLVMExtensions PROPERTIES
+    INTERFACE_LINK_LIBRARIES "${extensionLibs}")
+endif()
 
 list(APPEND CMAKE_MODULE_PATH "${MLIR_CMAKE_DIR}" "${LLVM_CMAKE_DIR}")
 include(TableGen)
@@ -29,9 +40,10 @@ llvm_map_components_to_libnames(TESSERA_LLVM_STATIC_LIBS
   Object Option TransformUtils Analysis CodeGen
   NVPTXCodeGen NVPTXDesc NVPTXInfo
   AMDGPUCodeGen AMDGPUDesc AMDGPUInfo AMDGPUAsmParser AMDGPUUtils
+  LTO DTLTO Demangle DebugInfoDWARF
   X86CodeGen X86Desc X86Info X86AsmParser)
 
-foreach(target ${MLIR_EXPORTED_TARGETS})
+foreach(target ${MLIR_EXPORTED_TARGETS} lldCommon lldELF)
   if(NOT TARGET ${target})
     continue()
   endif()

@@ -377,6 +377,9 @@ public:
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     const TargetInfo &target = state.target;
+    if (!target.hasPrintf())
+      return loweringError(op, "this target has no device printf (use the "
+                               "interpreter, TESSERA_INTERPRET=1, to print)");
     SmallVector<Value> pids;
     for (ProgramAxis axis : {ProgramAxis::x, ProgramAxis::y, ProgramAxis::z})
       pids.push_back(target.programId(rewriter, loc, axis));

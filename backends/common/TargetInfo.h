@@ -67,6 +67,8 @@ public:
   /// The LLVM synchronisation scope of an atomic at `scope`.
   virtual StringRef syncScope(MemScope scope) const = 0;
 
+  /// Whether the device can print (printf below).
+  virtual bool hasPrintf() const { return true; }
   /// Prints `format` (printf syntax) with `args` from the device.
   virtual void printf(OpBuilder &b, Location loc, StringRef format,
                       ValueRange args) const = 0;

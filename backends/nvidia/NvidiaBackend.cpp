@@ -2,6 +2,7 @@
 
 #include "backends/nvidia/NvidiaBackend.h"
 
+#include "backends/common/Codegen.h"
 #include "backends/common/LowerToLLVM.h"
 #include "backends/common/Passes.h"
 #include "backends/nvidia/NvidiaTargetInfo.h"
@@ -17,11 +18,8 @@
 #include "mlir/Transforms/Passes.h"
 
 #include "llvm/Bitcode/BitcodeReader.h"
-#include "llvm/IR/LegacyPassManager.h"
-#include "llvm/Linker/Linker.h"
-#include "llvm/Passes/PassBuilder.h"
-#include "llvm/Transforms/IPO/Internalize.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Linker/Linker.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -31,6 +29,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/IPO/Internalize.h"
 
 #include <cstdlib>
 #include <mutex>
@@ -204,31 +203,7 @@ public:
     auto machine = createMachine(target, options);
     if (!machine)
       return machine.takeError();
-    module.setTargetTriple(llvm::Triple(kTriple));
-    module.setDataLayout((*machine)->createDataLayout());
-    {
-      llvm::LoopAnalysisManager lam;
-      llvm::FunctionAnalysisManager fam;
-      llvm::CGSCCAnalysisManager cgam;
-      llvm::ModuleAnalysisManager mam;
-      llvm::PassBuilder builder(machine->get());
-      builder.registerModuleAnalyses(mam);
-      builder.registerCGSCCAnalyses(cgam);
-      builder.registerFunctionAnalyses(fam);
-      builder.registerLoopAnalyses(lam);
-      builder.crossRegisterProxies(lam, fam, cgam, mam);
-      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
-          .run(module, mam);
-    }
-    std::string ptx;
-    llvm::raw_string_ostream os(ptx);
-    llvm::buffer_ostream stream(os);
-    llvm::legacy::PassManager passes;
-    if ((*machine)->addPassesToEmitFile(passes, stream, nullptr,
-                                        llvm::CodeGenFileType::AssemblyFile))
-      return nvidiaError("NVPTX cannot emit assembly for this module");
-    passes.run(module);
-    return std::string(stream.str());
+    return emitTargetAssembly(module, **machine);
   }
 
   llvm::Expected<std::string> assemble(llvm::StringRef ptx,

@@ -49,9 +49,22 @@ TEST_F(BackendTest, RejectsUnknownTargetsClearly) {
   EXPECT_EQ(errorOf(resolveTarget("tpu:v5").takeError()),
             "unknown target 'tpu:v5': expected cuda:<arch> (cuda:90, "
             "cuda:sm_90a), hip:<arch> (hip:gfx942), sm_<N> or gfx<N>");
-  EXPECT_EQ(errorOf(resolveTarget("hip:gfx942").takeError()),
-            "target 'hip:gfx942' needs the amd backend, which this build "
-            "does not have");
+  EXPECT_EQ(errorOf(resolveTarget("hip:gfx803").takeError()),
+            "unsupported AMD target 'gfx803': expected gfx90a, gfx942, "
+            "gfx950 (64-lane wavefronts), gfx1100 or gfx1200 (32-lane)");
+}
+
+TEST_F(BackendTest, AmdTargetsTakeTheirWavefrontSize) {
+  for (auto [spec, lanes] :
+       {std::pair("hip:gfx90a", 64u), std::pair("hip:gfx942", 64u),
+        std::pair("gfx950", 64u), std::pair("hip:gfx1100", 32u),
+        std::pair("gfx1200", 32u)}) {
+    auto resolved = resolveTarget(spec);
+    ASSERT_TRUE(bool(resolved))
+        << spec << ": " << errorOf(resolved.takeError());
+    EXPECT_EQ(resolved->first->name(), "amd");
+    EXPECT_EQ(resolved->second.warpSize, lanes) << spec;
+  }
 }
 
 /// z[i] = x[i] + y[i], as lowering would emit it.

@@ -49,6 +49,10 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   llvm::cl::ParseCommandLineOptions(argc, argv,
                                     "compile a tile kernel for a target\n");
+  // Read the options now: linking an AMD code object runs lld, whose driver
+  // resets every command-line option.
+  const Emit what = emit;
+  const std::string outputPath = output;
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(input);
   if (!buffer) {
     llvm::WithColor::error() << "cannot read " << input << ": "
@@ -65,7 +69,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   std::string text;
-  switch (emit) {
+  switch (what) {
   case Emit::TileLayout:
     text = kernel.tileLayout;
     break;
@@ -91,10 +95,10 @@ int main(int argc, char **argv) {
     break;
   }
   std::error_code ec;
-  llvm::raw_fd_ostream os(output, ec, llvm::sys::fs::OF_None);
+  llvm::raw_fd_ostream os(outputPath, ec, llvm::sys::fs::OF_None);
   if (ec) {
-    llvm::WithColor::error() << "cannot write " << output << ": "
-                             << ec.message() << "\n";
+    llvm::WithColor::error()
+        << "cannot write " << outputPath << ": " << ec.message() << "\n";
     return 1;
   }
   os << text;

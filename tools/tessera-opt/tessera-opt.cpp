@@ -1,5 +1,6 @@
 //===- tessera-opt.cpp - mlir-opt for Tessera's dialects and passes -------===//
 
+#include "backends/amd/AmdTargetInfo.h"
 #include "backends/common/Passes.h"
 #include "backends/nvidia/NvidiaTargetInfo.h"
 #include "ir/Tile/KernelDialects.h"
@@ -23,6 +24,7 @@ int main(int argc, char **argv) {
   mlir::tile::registerTransformsPasses();
   mlir::tile::registerBackendCommonPasses();
   mlir::tile::registerNvidiaPasses();
+  mlir::tile::registerAmdPasses();
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "Tessera optimizer driver: tile dialect passes\n", registry));

@@ -1,0 +1,197 @@
+//===- AmdBackend.cpp - targets, AMDGCN and HSACO for AMD GPUs ------------===//
+
+#include "backends/amd/AmdBackend.h"
+
+#include "backends/amd/AmdTargetInfo.h"
+#include "backends/amd/HsacoLinker.h"
+#include "backends/common/Codegen.h"
+#include "backends/common/LowerToLLVM.h"
+#include "backends/common/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <mutex>
+
+extern "C" {
+void LLVMInitializeAMDGPUTarget();
+void LLVMInitializeAMDGPUTargetInfo();
+void LLVMInitializeAMDGPUTargetMC();
+void LLVMInitializeAMDGPUAsmPrinter();
+void LLVMInitializeAMDGPUAsmParser();
+}
+
+using namespace mlir::tile;
+
+namespace {
+constexpr const char *kTriple = "amdgcn-amd-amdhsa";
+
+/// The architectures the backend generates code for, and their wavefronts.
+struct Chip {
+  const char *arch;
+  unsigned waveSize;
+};
+constexpr Chip kChips[] = {{"gfx90a", 64},
+                           {"gfx942", 64},
+                           {"gfx950", 64},
+                           {"gfx1100", 32},
+                           {"gfx1200", 32}};
+
+llvm::Error amdError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+void initializeAmdgpu() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTarget();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUAsmPrinter();
+    LLVMInitializeAMDGPUAsmParser();
+  });
+}
+
+std::string featuresOf(const Target &target) {
+  return target.warpSize == 64 ? "+wavefrontsize64" : "+wavefrontsize32";
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createMachine(const Target &target, const CompileOptions &options) {
+  initializeAmdgpu();
+  llvm::Triple triple(kTriple);
+  std::string error;
+  const llvm::Target *amdgpu =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!amdgpu)
+    return amdError("the AMDGPU code generator is missing: " + error);
+  llvm::TargetOptions targetOptions;
+  targetOptions.AllowFPOpFusion = options.enableFpFusion
+                                      ? llvm::FPOpFusion::Fast
+                                      : llvm::FPOpFusion::Standard;
+  return std::unique_ptr<llvm::TargetMachine>(amdgpu->createTargetMachine(
+      triple, target.arch, featuresOf(target), targetOptions, llvm::Reloc::PIC_,
+      std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+}
+
+/// The shared lowering declares the block's shared memory as a dynamic
+/// array; AMD code objects state a kernel's LDS (group segment) size, so it
+/// becomes a static array of the bytes the kernels need.
+void sizeSharedMemory(llvm::Module &module, unsigned bytes) {
+  llvm::GlobalVariable *dynamic = module.getGlobalVariable("tessera_shared");
+  if (!dynamic)
+    return;
+  if (bytes == 0 || dynamic->use_empty()) {
+    dynamic->eraseFromParent();
+    return;
+  }
+  auto *type =
+      llvm::ArrayType::get(llvm::Type::getInt8Ty(module.getContext()), bytes);
+  auto *sized = new llvm::GlobalVariable(
+      module, type, /*isConstant=*/false, llvm::GlobalValue::InternalLinkage,
+      llvm::PoisonValue::get(type), "", nullptr,
+      llvm::GlobalValue::NotThreadLocal, dynamic->getAddressSpace());
+  sized->setAlignment(llvm::Align(16));
+  dynamic->replaceAllUsesWith(sized);
+  sized->takeName(dynamic);
+  dynamic->eraseFromParent();
+}
+
+class AmdBackend : public Backend {
+public:
+  llvm::StringRef name() const override { return "amd"; }
+
+  llvm::Expected<Target> parseTarget(llvm::StringRef arch) const override {
+    for (const Chip &chip : kChips)
+      if (arch == chip.arch) {
+        Target target;
+        target.backend = "amd";
+        target.arch = chip.arch;
+        target.warpSize = chip.waveSize;
+        return target;
+      }
+    return amdError("unsupported AMD target '" + arch +
+                    "': expected gfx90a, gfx942, gfx950 (64-lane wavefronts), "
+                    "gfx1100 or gfx1200 (32-lane)");
+  }
+
+  llvm::Error assignLayouts(mlir::Operation *module, const Target &target,
+                            const CompileOptions &options) const override {
+    mlir::PassManager pm(module->getContext());
+    pm.addPass(
+        createTileAssignLayoutsPass({options.numWarps, target.warpSize}));
+    pm.addPass(mlir::createCanonicalizerPass());
+    pm.addPass(mlir::createCSEPass());
+    if (mlir::failed(pm.run(module)))
+      return amdError("layout assignment failed");
+    return llvm::Error::success();
+  }
+
+  llvm::Expected<std::unique_ptr<llvm::Module>>
+  lower(mlir::Operation *op, llvm::LLVMContext &context, const Target &target,
+        const CompileOptions &options) const override {
+    auto module = llvm::cast<mlir::ModuleOp>(op);
+    module->getContext()->loadDialect<mlir::ROCDL::ROCDLDialect>();
+    AmdTargetInfo info(target.warpSize, options.wavesPerEU);
+    if (mlir::failed(lowerToLLVM(module, info)))
+      return amdError("lowering to the LLVM dialect failed");
+    unsigned sharedBytes = 0;
+    if (auto shared =
+            module->getAttrOfType<mlir::IntegerAttr>(kSharedBytesAttr))
+      sharedBytes = shared.getInt();
+    mlir::DialectRegistry registry;
+    mlir::registerBuiltinDialectTranslation(registry);
+    mlir::registerLLVMDialectTranslation(registry);
+    mlir::registerROCDLDialectTranslation(registry);
+    module->getContext()->appendDialectRegistry(registry);
+    std::unique_ptr<llvm::Module> llvmModule =
+        mlir::translateModuleToLLVMIR(module, context, "tessera");
+    if (!llvmModule)
+      return amdError("translation to LLVM IR failed");
+    auto machine = createMachine(target, options);
+    if (!machine)
+      return machine.takeError();
+    llvmModule->setTargetTriple(llvm::Triple(kTriple));
+    llvmModule->setDataLayout((*machine)->createDataLayout());
+    // Code object v5: what ROCm 6 and later load, and where num_programs
+    // finds the grid (hidden_block_count_*).
+    llvmModule->addModuleFlag(llvm::Module::Error, "amdhsa_code_object_version",
+                              500);
+    sizeSharedMemory(*llvmModule, sharedBytes);
+    return std::move(llvmModule);
+  }
+
+  llvm::Expected<std::string>
+  emitAssembly(llvm::Module &module, const Target &target,
+               const CompileOptions &options) const override {
+    auto machine = createMachine(target, options);
+    if (!machine)
+      return machine.takeError();
+    return emitTargetAssembly(module, **machine);
+  }
+
+  llvm::Expected<std::string> assemble(llvm::StringRef assembly,
+                                       const Target &target) const override {
+    initializeAmdgpu();
+    return linkHsaco(assembly, target.arch, featuresOf(target));
+  }
+};
+} // namespace
+
+void mlir::tile::registerAmdBackend() {
+  registerBackend(std::make_unique<AmdBackend>());
+}
