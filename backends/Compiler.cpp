@@ -12,6 +12,8 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
@@ -75,7 +77,21 @@ CompiledKernel mlir::tile::compileKernel(const std::string &tileIR,
     throw fail(std::move(error));
   kernel.tileLayout = printModule(*module);
 
+  // Code generators report what they cannot do (a call to a function the
+  // target lacks, say) as diagnostics, which would otherwise end the
+  // process.
   llvm::LLVMContext llvmContext;
+  std::string codegenErrors;
+  llvmContext.setDiagnosticHandlerCallBack(
+      [](const llvm::DiagnosticInfo *info, void *context) {
+        if (info->getSeverity() != llvm::DS_Error)
+          return;
+        llvm::raw_string_ostream os(*static_cast<std::string *>(context));
+        llvm::DiagnosticPrinterRawOStream printer(os);
+        info->print(printer);
+        os << "\n";
+      },
+      &codegenErrors);
   auto llvmModule = backend->lower(*module, llvmContext, target, options);
   if (!llvmModule)
     throw fail(llvmModule.takeError());
@@ -85,6 +101,10 @@ CompiledKernel mlir::tile::compileKernel(const std::string &tileIR,
   auto assembly = backend->emitAssembly(**llvmModule, target, options);
   if (!assembly)
     throw fail(assembly.takeError());
+  if (!codegenErrors.empty())
+    throw StageError("the " + target.backend +
+                     " code generator cannot compile the kernel:\n" +
+                     codegenErrors);
   kernel.assembly = std::move(*assembly);
   {
     llvm::raw_string_ostream os(kernel.llvmIR);

@@ -9,6 +9,7 @@
 #include "backends/common/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -111,6 +112,29 @@ void sizeSharedMemory(llvm::Module &module, unsigned bytes) {
   dynamic->eraseFromParent();
 }
 
+/// Math LLVM's AMDGPU code generator has no instructions for in f64 (it
+/// would call the ROCm device libraries, which Tessera does not link):
+/// reported at the op, before lowering.
+mlir::LogicalResult checkMath(mlir::ModuleOp module) {
+  mlir::WalkResult result = module.walk([](mlir::Operation *op) {
+    if (op->getDialect()->getNamespace() != "math" || op->getNumResults() != 1)
+      return mlir::WalkResult::advance();
+    mlir::Type element = mlir::getElementTypeOrSelf(op->getResult(0).getType());
+    bool native =
+        llvm::isa<mlir::math::SqrtOp, mlir::math::AbsFOp, mlir::math::FloorOp,
+                  mlir::math::CeilOp, mlir::math::FmaOp, mlir::math::TruncOp,
+                  mlir::math::RoundEvenOp, mlir::math::CopySignOp>(op);
+    if (!element.isF64() || native)
+      return mlir::WalkResult::advance();
+    op->emitError("cannot lower '")
+        << op->getName()
+        << "' on f64 for AMD GPUs: it needs the ROCm device libraries; "
+           "compute it in fp32";
+    return mlir::WalkResult::interrupt();
+  });
+  return mlir::failure(result.wasInterrupted());
+}
+
 class AmdBackend : public Backend {
 public:
   llvm::StringRef name() const override { return "amd"; }
@@ -147,7 +171,8 @@ public:
     auto module = llvm::cast<mlir::ModuleOp>(op);
     module->getContext()->loadDialect<mlir::ROCDL::ROCDLDialect>();
     AmdTargetInfo info(target.warpSize, options.wavesPerEU);
-    if (mlir::failed(lowerToLLVM(module, info)))
+    if (mlir::failed(checkMath(module)) ||
+        mlir::failed(lowerToLLVM(module, info)))
       return amdError("lowering to the LLVM dialect failed");
     unsigned sharedBytes = 0;
     if (auto shared =

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
@@ -97,8 +98,10 @@ void AmdTargetInfo::assertFail(OpBuilder &b, Location loc, StringRef, StringRef,
 }
 
 void AmdTargetInfo::populateMathPatterns(LLVMTypeConverter &,
-                                         RewritePatternSet &) const {
-  // LLVM's math intrinsics (math-to-llvm) all lower on AMDGPU.
+                                         RewritePatternSet &patterns) const {
+  // LLVM's math intrinsics (math-to-llvm) lower on AMDGPU; erf, which has
+  // none, is a polynomial (f32).
+  populatePolynomialApproximateErfPattern(patterns);
 }
 
 void AmdTargetInfo::markKernel(LLVM::LLVMFuncOp func,

@@ -2,6 +2,8 @@
 
 #include "backends/common/Passes.h"
 
+#include "ir/Layout/LayoutAttrs.h"
+#include "ir/Layout/LayoutBuilders.h"
 #include "ir/Tile/TileOps.h"
 #include "transforms/AxisInfo.h"
 
@@ -28,6 +30,35 @@ namespace {
 
 Attribute layoutOf(Value v) {
   return cast<RankedTensorType>(v.getType()).getEncoding();
+}
+
+/// The layout of `cat`'s result when its operands have `layout`: their
+/// registers, the first operand's before the second's, which is the
+/// operands' layout with one more register bit for the upper half of
+/// dimension 0. Null where the operands' layout has no linear form.
+Attribute concatenatedLayout(RankedTensorType operand) {
+  std::optional<LinearLayout> layout = toLinearLayout(operand);
+  if (!layout)
+    return {};
+  std::vector<LinearLayout::InDim> ins(layout->getInDims().begin(),
+                                       layout->getInDims().end());
+  std::vector<LinearLayout::OutDim> outs(layout->getOutDims().begin(),
+                                         layout->getOutDims().end());
+  auto registers = llvm::find_if(
+      ins, [](const LinearLayout::InDim &in) { return in.name == kRegister; });
+  if (registers == ins.end())
+    registers = ins.insert(ins.begin(), {kRegister, {}});
+  std::vector<int32_t> upperHalf(outs.size(), 0);
+  upperHalf[0] = outs[0].size;
+  registers->bases.push_back(upperHalf);
+  outs[0].size *= 2;
+  llvm::Expected<LinearLayout> result =
+      LinearLayout::create(std::move(ins), std::move(outs));
+  if (!result) {
+    llvm::consumeError(result.takeError());
+    return {};
+  }
+  return LinearEncodingAttr::get(operand.getContext(), *result);
 }
 
 /// Ops whose result element i is computed from operand elements i.
@@ -147,6 +178,14 @@ private:
             require(scan, i, layout);
           for (Value r : scan.getResult())
             setLayout(r, layout);
+        })
+        .Case([&](CatOp cat) {
+          Attribute layout = layoutOf(cat.getLhs());
+          require(cat, 1, layout);
+          Attribute result = concatenatedLayout(
+              cast<RankedTensorType>(cat.getLhs().getType()));
+          setLayout(cat.getResult(),
+                    result ? result : defaultLayout(cat.getType()));
         })
         .Case([&](ExpandDimsOp expand) {
           Attribute layout = defaultLayout(expand.getType());

@@ -138,6 +138,19 @@ class CompiledKernel:
 
     def compile_for(self, target):
         """The binary for a target ("cuda:90"); its stages join `asm`."""
+        binary = self.binary_for(target)
+        self.asm["tile-layout"] = binary.tile_layout
+        self.asm["llir"] = binary.llvm_ir
+        assembly = "ptx" if binary.backend == "nvidia" else "amdgcn"
+        self.asm[assembly] = binary.assembly
+        if binary.binary:
+            self.asm["cubin" if binary.backend == "nvidia" else "hsaco"] = binary.binary
+        self.metadata.update(target=binary.arch, shared=binary.shared_bytes,
+                             warp_size=binary.warp_size)
+        return binary
+
+    def binary_for(self, target):
+        """The binary for a target, compiled once (through the disk cache)."""
         binary = self._binaries.get(target)
         if binary is None:
             num_warps, num_stages, debug = self._options
@@ -148,16 +161,8 @@ class CompiledKernel:
             except _tessera.StageError as e:
                 raise CompilationError(f"{self.name}: {e}") from None
             if note not in ("hit", "stored", "off", "no binary"):
-                warnings.warn(f"tessera: {note}", RuntimeWarning, stacklevel=2)
+                warnings.warn(f"tessera: {note}", RuntimeWarning, stacklevel=3)
             self._binaries[target] = binary
-            self.asm["tile-layout"] = binary.tile_layout
-            self.asm["llir"] = binary.llvm_ir
-            assembly = "ptx" if binary.backend == "nvidia" else "amdgcn"
-            self.asm[assembly] = binary.assembly
-            if binary.binary:
-                self.asm["cubin" if binary.backend == "nvidia" else "hsaco"] = binary.binary
-            self.metadata.update(target=binary.arch, shared=binary.shared_bytes,
-                                 warp_size=binary.warp_size)
         return binary
 
     def gpu_kernel(self, device):
@@ -337,7 +342,7 @@ class JITFunction:
                                           num_stages)
         # Checks that kernels compile for targets absent here (CI).
         for target in filter(None, os.environ.get("TESSERA_COMPILE_CHECK", "").split(",")):
-            kernel.compile_for(target.strip())
+            kernel.binary_for(target.strip())
         entry = self.cache[key] = {
             "kernel": kernel, "source": self.cache_key,
             "dependencies": dict(generated.dependencies),

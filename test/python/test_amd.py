@@ -1,0 +1,54 @@
+"""The AMD backend: kernels compile to HSACO for wave64 and wave32 chips with
+no AMD GPU here, and what it cannot compile is named at the kernel's line."""
+
+import numpy as np
+import pytest
+
+import tessera
+import tessera.language as tl
+
+
+@tessera.jit
+def row_sum_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    row = tl.program_id(0)
+    x = tl.load(x_ptr + row * N + tl.arange(0, N))
+    tl.store(out_ptr + row, tl.sum(x, axis=0))
+
+
+@pytest.mark.parametrize("target,lanes", [("hip:gfx942", 64), ("hip:gfx90a", 64),
+                                          ("hip:gfx950", 64), ("hip:gfx1100", 32),
+                                          ("hip:gfx1200", 32)])
+def test_reduction_compiles_for_the_wavefront(target, lanes):
+    x, out = np.zeros((4, 512), np.float32), np.zeros(4, np.float32)
+    kernel = row_sum_kernel.warmup(x, out, N=512, num_warps=4)
+    binary = kernel.compile_for(target)
+    assert binary.warp_size == lanes and kernel.metadata["warp_size"] == lanes
+    assert f"threadsPerWarp = [{lanes}]" in kernel.asm["tile-layout"]
+    # Butterfly steps over every lane bit of the wavefront, through ds_bpermute.
+    assert kernel.asm["llir"].count("llvm.amdgcn.ds.bpermute") >= lanes.bit_length() - 1
+    assert kernel.asm["hsaco"].startswith(b"\x7fELF")
+    assert f'"amdgcn-amd-amdhsa--{target[4:]}"' in kernel.asm["amdgcn"]
+
+
+@tessera.jit
+def f64_exp_kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    tl.store(x_ptr + tl.arange(0, 16), tl.exp(x))
+
+
+@tessera.jit
+def print_kernel(x_ptr):
+    tl.device_print("x", tl.load(x_ptr))
+
+
+@pytest.mark.not_on_amd  # the test compiles for AMD itself
+def test_what_amd_cannot_compile_is_named():
+    kernel = f64_exp_kernel.warmup(np.zeros(16, np.float64))
+    with pytest.raises(tessera.CompilationError,
+                       match=r"(?s)test_amd.py.*math.exp' on f64 for AMD GPUs"):
+        kernel.compile_for("hip:gfx942")
+    kernel = print_kernel.warmup(np.zeros(1, np.int32))
+    with pytest.raises(tessera.CompilationError, match="(?s)test_amd.py.*no device printf"):
+        kernel.compile_for("hip:gfx1100")
+    with pytest.raises(tessera.CompilationError, match="unsupported AMD target 'gfx803'"):
+        kernel.compile_for("hip:gfx803")
