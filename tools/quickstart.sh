@@ -61,10 +61,22 @@ run_examples() {
     "$opt" "$example" -tile-default-pipeline |
       "build/${preset}/bin/tessera-compile" --target=sm_90 --emit=asm |
       grep -E "^\.(target|visible|reqntid)|ld\.global|st\.global|shfl|bar\.sync" | head -12
+    echo "--- stage: AMDGCN for gfx942 (AMD backend, 64-lane wavefronts)"
+    "$opt" "$example" -tile-default-pipeline |
+      "build/${preset}/bin/tessera-compile" --target=gfx942 --emit=asm |
+      grep -E "^\s*\.amdgcn_target|global_load|global_store|ds_bpermute|s_barrier|^\s+\.(wavefront_size|group_segment_fixed_size):" |
+      head -12
+    echo "--- stage: binaries"
+    local target binary
+    for target in sm_90 gfx942 gfx1100; do
+      binary=$("$opt" "$example" -tile-default-pipeline |
+        "build/${preset}/bin/tessera-compile" --target="$target" --emit=bin | wc -c)
+      echo "    ${target}: ${binary} bytes ($([[ $target == sm_* ]] && echo cubin || echo HSACO))"
+    done
     count=$((count + 1))
   done
   echo
-  echo "==> ${count} tile IR examples verified, optimised by the target-independent pipeline, given GPU layouts and compiled to PTX"
+  echo "==> ${count} tile IR examples verified, optimised by the target-independent pipeline, given GPU layouts and compiled to cubins (sm_90) and HSACO (gfx942, gfx1100)"
 
   # The Python examples: compiled by @tessera.jit and run on the GPU where
   # one is here (numpy arrays staged to it), else on the host interpreter.
@@ -76,12 +88,13 @@ run_examples() {
   fi
   for example in examples/python/*.py; do
     echo
-    echo "==> ${example} (${where})"
-    PYTHONPATH="build/${preset}/python" "$python" "$example"
+    echo "==> ${example} (${where}; every kernel also compiled for sm_90, gfx942 and gfx1100)"
+    TESSERA_COMPILE_CHECK=cuda:90,hip:gfx942,hip:gfx1100 \
+      PYTHONPATH="build/${preset}/python" "$python" "$example"
     ran=$((ran + 1))
   done
   echo
-  echo "==> ${ran} Python examples compiled, run on the ${where} and checked against numpy"
+  echo "==> ${ran} Python examples compiled to cubins and HSACO, run on the ${where} and checked against numpy"
 }
 
 case "${1:-}" in
