@@ -1,6 +1,11 @@
 """The AMD backend: kernels compile to HSACO for wave64 and wave32 chips with
 no AMD GPU here, and what it cannot compile is named at the kernel's line."""
 
+import os
+import re
+import shutil
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -52,3 +57,46 @@ def test_what_amd_cannot_compile_is_named():
         kernel.compile_for("hip:gfx1100")
     with pytest.raises(tessera.CompilationError, match="unsupported AMD target 'gfx803'"):
         kernel.compile_for("hip:gfx803")
+
+
+@tessera.jit
+def mixed_args_kernel(x_ptr, n, scale, big, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(y_ptr + offs, x * scale + big, mask=mask)
+
+
+def readelf_kernels(hsaco, tmp_path):
+    """The kernels' metadata in a code object, as llvm-readelf prints it."""
+    readelf = shutil.which("llvm-readelf") or "/usr/lib/llvm-22/bin/llvm-readelf"
+    if not os.path.exists(readelf):
+        pytest.skip("llvm-readelf is not installed")
+    path = tmp_path / "kernel.hsaco"
+    path.write_bytes(hsaco)
+    notes = subprocess.run([readelf, "--notes", str(path)], capture_output=True, text=True,
+                           check=True).stdout
+    args = [(int(offset), int(size), kind) for offset, size, kind in re.findall(
+        r"\.offset:\s+(\d+)\s+\.size:\s+(\d+)\s+\.value_kind:\s+(\w+)", notes)]
+    fields = dict(re.findall(r"^\s+\.(name|wavefront_size|group_segment_fixed_size):\s+(\S+)",
+                             notes, re.M))
+    return args, fields
+
+
+@pytest.mark.parametrize("target,lanes", [("hip:gfx942", 64), ("hip:gfx1100", 32)])
+def test_code_object_metadata_matches_the_signature(tmp_path, target, lanes):
+    x = np.zeros(64, np.float32)
+    kernel = mixed_args_kernel.warmup(x, 60, 2.0, 2**40, x, BLOCK=64)
+    binary = kernel.compile_for(target)
+    args, fields = readelf_kernels(binary.binary, tmp_path)
+    # x_ptr, n (i32), scale (f32), big (i64), y_ptr; then the hidden arguments.
+    assert args[:5] == [(0, 8, "global_buffer"), (8, 4, "by_value"), (12, 4, "by_value"),
+                        (16, 8, "by_value"), (24, 8, "global_buffer")]
+    assert fields["name"] == "mixed_args_kernel"
+    assert int(fields["wavefront_size"]) == lanes
+    assert int(fields["group_segment_fixed_size"]) == binary.shared_bytes
+
+    reduction = row_sum_kernel.warmup(np.zeros((4, 512), np.float32), np.zeros(4, np.float32),
+                                      N=512).compile_for(target)
+    _, fields = readelf_kernels(reduction.binary, tmp_path)
+    assert int(fields["group_segment_fixed_size"]) == reduction.shared_bytes > 0
