@@ -62,6 +62,10 @@ public:
   /// TESSERA_CUDA_LIBRARY names). Throws DriverError saying why when it
   /// cannot be used.
   static Driver &cuda();
+  /// The HIP runtime, opened on first use (libamdhip64.so, or the library
+  /// TESSERA_HIP_LIBRARY names). Throws DriverError saying why when it
+  /// cannot be used.
+  static Driver &hip();
 
   virtual std::string name() const = 0;
   virtual int deviceCount() = 0;
@@ -70,7 +74,8 @@ public:
   /// PyTorch shares).
   virtual void setDevice(int device) = 0;
 
-  /// Loads a binary (cubin) or assembly (PTX) for the current device.
+  /// Loads a binary (cubin, HSACO) or assembly (PTX) for the current
+  /// device.
   virtual std::unique_ptr<Module> loadModule(const std::string &image) = 0;
 
   // Memory and synchronisation, for tests and benchmarks.

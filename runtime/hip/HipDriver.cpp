@@ -1,0 +1,275 @@
+//===- HipDriver.cpp - the HIP runtime, opened with dlopen ----------------===//
+//
+// Declares the few HIP API types and entry points it uses instead of
+// including hip_runtime.h, so that building needs no ROCm and running needs
+// libamdhip64 only where an AMD GPU is used. Kernels take their arguments
+// as CUDA's do: an array of pointers to each argument's value
+// (hipModuleLaunchKernel's kernelParams), which HIP packs into the kernel
+// argument segment the code object describes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/Driver.h"
+
+#include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cstdlib>
+#include <mutex>
+
+using namespace mlir::tile::runtime;
+
+namespace {
+
+using hipError_t = int;
+using hipModule_t = void *;
+using hipFunction_t = void *;
+using hipStream_t = void *;
+
+// hipDeviceAttribute_t values (hip_runtime_api.h).
+constexpr int kAttrMaxSharedPerBlock = 74;
+constexpr int kAttrMultiprocessors = 63;
+constexpr int kAttrWarpSize = 87;
+
+/// The entry points, resolved from the library.
+struct Api {
+  hipError_t (*hipInit)(unsigned);
+  const char *(*hipGetErrorName)(hipError_t);
+  const char *(*hipGetErrorString)(hipError_t);
+  hipError_t (*hipGetDeviceCount)(int *);
+  hipError_t (*hipDeviceGetName)(char *, int, int);
+  hipError_t (*hipDeviceGetAttribute)(int *, int, int);
+  hipError_t (*hipDeviceTotalMem)(size_t *, int);
+  hipError_t (*hipSetDevice)(int);
+  hipError_t (*hipDeviceSynchronize)();
+  hipError_t (*hipModuleLoadData)(hipModule_t *, const void *);
+  hipError_t (*hipModuleUnload)(hipModule_t);
+  hipError_t (*hipModuleGetFunction)(hipFunction_t *, hipModule_t,
+                                     const char *);
+  hipError_t (*hipModuleLaunchKernel)(hipFunction_t, unsigned, unsigned,
+                                      unsigned, unsigned, unsigned, unsigned,
+                                      unsigned, hipStream_t, void **, void **);
+  hipError_t (*hipMalloc)(void **, size_t);
+  hipError_t (*hipFree)(void *);
+  hipError_t (*hipMemcpyHtoD)(void *, const void *, size_t);
+  hipError_t (*hipMemcpyDtoH)(void *, void *, size_t);
+};
+
+/// The architecture ("gfx942") of the `index`-th GPU agent, from the KFD
+/// topology (`gfx_target_version` is major * 10000 + minor * 100 +
+/// stepping); empty where it cannot be read.
+std::string archOfAgent(int index) {
+  int gpu = 0;
+  for (int node = 0; node < 256; ++node) {
+    auto properties =
+        llvm::MemoryBuffer::getFile("/sys/class/kfd/kfd/topology/nodes/" +
+                                        std::to_string(node) + "/properties",
+                                    /*IsText=*/true);
+    if (!properties)
+      break;
+    llvm::StringRef text = (*properties)->getBuffer();
+    size_t at = text.find("gfx_target_version ");
+    unsigned version = 0;
+    if (at == llvm::StringRef::npos ||
+        text.substr(at + 19)
+            .take_until([](char c) { return c == '\n'; })
+            .getAsInteger(10, version) ||
+        version == 0)
+      continue; // a CPU agent
+    if (gpu++ != index)
+      continue;
+    char arch[32];
+    std::snprintf(arch, sizeof arch, "gfx%u%x%x", version / 10000,
+                  version / 100 % 100, version % 100);
+    return arch;
+  }
+  return "";
+}
+
+class HipDriver;
+
+class HipKernel : public Kernel {
+public:
+  HipKernel(HipDriver &driver, hipFunction_t function)
+      : driver(driver), function(function) {}
+  void launch(std::array<unsigned, 3> grid, unsigned threadsPerBlock,
+              unsigned sharedBytes, void **args, void *stream) override;
+
+private:
+  HipDriver &driver;
+  hipFunction_t function;
+};
+
+class HipModule : public Module {
+public:
+  HipModule(HipDriver &driver, hipModule_t module)
+      : driver(driver), module(module) {}
+  ~HipModule() override;
+  std::unique_ptr<Kernel> kernel(const std::string &name) override;
+
+private:
+  HipDriver &driver;
+  hipModule_t module;
+};
+
+class HipDriver : public Driver {
+public:
+  explicit HipDriver(const Api &api) : api(api) {}
+
+  std::string name() const override { return "hip"; }
+
+  /// Throws DriverError naming the call and the runtime's message.
+  void check(hipError_t result, const std::string &call) const {
+    if (result == 0)
+      return;
+    throw DriverError(call + " failed: " + api.hipGetErrorName(result) + " (" +
+                      api.hipGetErrorString(result) + ")");
+  }
+
+  int deviceCount() override {
+    int count = 0;
+    check(api.hipGetDeviceCount(&count), "hipGetDeviceCount");
+    return count;
+  }
+
+  int device(int index) {
+    int count = deviceCount();
+    if (index < 0 || index >= count)
+      throw DriverError("no HIP device " + std::to_string(index) + " (" +
+                        std::to_string(count) + " present)");
+    return index;
+  }
+
+  DeviceInfo deviceInfo(int index) override {
+    int d = device(index);
+    DeviceInfo info;
+    char name[256] = {0};
+    check(api.hipDeviceGetName(name, sizeof(name) - 1, d), "hipDeviceGetName");
+    info.name = name;
+    info.arch = archOfAgent(d);
+    check(api.hipDeviceGetAttribute(&info.multiprocessors, kAttrMultiprocessors,
+                                    d),
+          "hipDeviceGetAttribute");
+    check(api.hipDeviceGetAttribute(&info.warpSize, kAttrWarpSize, d),
+          "hipDeviceGetAttribute");
+    check(api.hipDeviceGetAttribute(&info.maxSharedPerBlock,
+                                    kAttrMaxSharedPerBlock, d),
+          "hipDeviceGetAttribute");
+    size_t bytes = 0;
+    check(api.hipDeviceTotalMem(&bytes, d), "hipDeviceTotalMem");
+    info.totalMemory = bytes;
+    return info;
+  }
+
+  void setDevice(int index) override {
+    check(api.hipSetDevice(device(index)), "hipSetDevice");
+  }
+
+  std::unique_ptr<Module> loadModule(const std::string &image) override {
+    hipModule_t module;
+    check(api.hipModuleLoadData(&module, image.data()), "hipModuleLoadData");
+    return std::make_unique<HipModule>(*this, module);
+  }
+
+  uint64_t allocate(size_t bytes) override {
+    void *address = nullptr;
+    check(api.hipMalloc(&address, bytes), "hipMalloc");
+    return reinterpret_cast<uint64_t>(address);
+  }
+  void release(uint64_t address) override {
+    check(api.hipFree(reinterpret_cast<void *>(address)), "hipFree");
+  }
+  void copyToDevice(uint64_t dst, const void *src, size_t bytes) override {
+    check(api.hipMemcpyHtoD(reinterpret_cast<void *>(dst), src, bytes),
+          "hipMemcpyHtoD");
+  }
+  void copyToHost(void *dst, uint64_t src, size_t bytes) override {
+    check(api.hipMemcpyDtoH(dst, reinterpret_cast<void *>(src), bytes),
+          "hipMemcpyDtoH");
+  }
+  void synchronize() override {
+    check(api.hipDeviceSynchronize(), "hipDeviceSynchronize");
+  }
+
+  Api api;
+};
+
+void HipKernel::launch(std::array<unsigned, 3> grid, unsigned threadsPerBlock,
+                       unsigned sharedBytes, void **args, void *stream) {
+  // The code object states the kernel's LDS (its group segment size), so no
+  // dynamic LDS is asked for.
+  (void)sharedBytes;
+  driver.check(driver.api.hipModuleLaunchKernel(
+                   function, grid[0], grid[1], grid[2], threadsPerBlock, 1, 1,
+                   /*sharedMemBytes=*/0, stream, args, nullptr),
+               "hipModuleLaunchKernel");
+}
+
+HipModule::~HipModule() { driver.api.hipModuleUnload(module); }
+
+std::unique_ptr<Kernel> HipModule::kernel(const std::string &name) {
+  hipFunction_t function;
+  driver.check(driver.api.hipModuleGetFunction(&function, module, name.c_str()),
+               "hipModuleGetFunction(" + name + ")");
+  return std::make_unique<HipKernel>(driver, function);
+}
+
+/// Opens the library and resolves every entry point, or says why not.
+std::unique_ptr<HipDriver> openHip(std::string &whyNot) {
+  const char *override = std::getenv("TESSERA_HIP_LIBRARY");
+  std::string path = override ? override : "libamdhip64.so";
+  std::string error;
+  auto library =
+      llvm::sys::DynamicLibrary::getPermanentLibrary(path.c_str(), &error);
+  if (!library.isValid()) {
+    whyNot = "the HIP runtime library " + path + " cannot be opened (" + error +
+             "); is there an AMD GPU and ROCm on this machine?";
+    return nullptr;
+  }
+  Api api;
+  bool missing = false;
+  auto resolve = [&](auto &fn, const char *symbol) {
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+        library.getAddressOfSymbol(symbol));
+    if (!fn && !missing) {
+      missing = true;
+      whyNot = path + " has no " + symbol + "; ROCm is too old";
+    }
+  };
+  resolve(api.hipInit, "hipInit");
+  resolve(api.hipGetErrorName, "hipGetErrorName");
+  resolve(api.hipGetErrorString, "hipGetErrorString");
+  resolve(api.hipGetDeviceCount, "hipGetDeviceCount");
+  resolve(api.hipDeviceGetName, "hipDeviceGetName");
+  resolve(api.hipDeviceGetAttribute, "hipDeviceGetAttribute");
+  resolve(api.hipDeviceTotalMem, "hipDeviceTotalMem");
+  resolve(api.hipSetDevice, "hipSetDevice");
+  resolve(api.hipDeviceSynchronize, "hipDeviceSynchronize");
+  resolve(api.hipModuleLoadData, "hipModuleLoadData");
+  resolve(api.hipModuleUnload, "hipModuleUnload");
+  resolve(api.hipModuleGetFunction, "hipModuleGetFunction");
+  resolve(api.hipModuleLaunchKernel, "hipModuleLaunchKernel");
+  resolve(api.hipMalloc, "hipMalloc");
+  resolve(api.hipFree, "hipFree");
+  resolve(api.hipMemcpyHtoD, "hipMemcpyHtoD");
+  resolve(api.hipMemcpyDtoH, "hipMemcpyDtoH");
+  if (missing)
+    return nullptr;
+  if (hipError_t result = api.hipInit(0)) {
+    whyNot = std::string("hipInit failed: ") + api.hipGetErrorString(result);
+    return nullptr;
+  }
+  return std::make_unique<HipDriver>(api);
+}
+
+} // namespace
+
+Driver &Driver::hip() {
+  static std::once_flag once;
+  static std::unique_ptr<HipDriver> driver;
+  static std::string whyNot;
+  std::call_once(once, [] { driver = openHip(whyNot); });
+  if (!driver)
+    throw DriverError(whyNot);
+  return *driver;
+}
