@@ -6,7 +6,7 @@ Kernels are written with `tessera.language` (the names and semantics of
 
 from . import language
 from .language.core import CompilationError
-from .runtime.jit import CompiledKernel, JITFunction, jit
+from .runtime.jit import CompiledKernel, JITFunction, compile, jit
 
 __version__ = "0.1.0"
 
@@ -22,5 +22,5 @@ def next_power_of_2(n):
     return 1 if n <= 1 else 1 << (n - 1).bit_length()
 
 
-__all__ = ["CompilationError", "CompiledKernel", "JITFunction", "cdiv", "jit", "language",
-           "next_power_of_2"]
+__all__ = ["CompilationError", "CompiledKernel", "JITFunction", "cdiv", "compile", "jit",
+           "language", "next_power_of_2"]

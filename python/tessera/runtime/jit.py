@@ -475,3 +475,62 @@ def jit(fn=None, *, do_not_specialize=(), interpret=None, debug=None, noinline=F
         return JITFunction(fn, do_not_specialize=do_not_specialize, interpret=interpret,
                            debug=debug, noinline=noinline)
     return decorator if fn is None else decorator(fn)
+
+
+# Triton's short type names (as in triton.compile signatures) and ours.
+_SIGNATURE_TYPES = {
+    "i1": "int1", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+    "u1": "int1", "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",
+    "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+    "fp8e4nv": "float8e4nv", "fp8e5": "float8e5",
+}
+
+
+def _signature_type(kernel, name, text):
+    """('pointer<float32>' or 'int32', divisibility or None) of a signature
+    entry: "*fp32", "i32", "*float16:16" (16: the value, or the address, is
+    a multiple of 16)."""
+    spec, _, divisible = str(text).partition(":")
+    pointer = spec.startswith("*")
+    element = spec.lstrip("*")
+    element = _SIGNATURE_TYPES.get(element, element)
+    if element not in core._DTYPES or (not pointer and element.startswith("float8")):
+        raise TypeError(f"{kernel.__name__}: '{name}' has type '{text}' in the signature; "
+                        "expected a scalar type (i32, fp32, ...) or a pointer (*fp16, ...)")
+    if divisible not in ("", "16"):
+        raise TypeError(f"{kernel.__name__}: '{name}': only ':16' (divisible by 16) may follow "
+                        f"a type, got '{text}'")
+    return (f"pointer<{element}>" if pointer else element), (16 if divisible else None)
+
+
+def compile(kernel, signature, target, constexprs=None, num_warps=4, num_stages=3):
+    """Compiles `kernel` (a @jit function) ahead of time, with no GPU needed:
+    `signature` gives each runtime argument's type ("*fp32", "i32", "fp16",
+    Triton's names; "*fp32:16" for a 16-byte aligned address), `constexprs`
+    the compile-time values, `target` where it runs ("cuda:90",
+    "hip:gfx942"). Returns the CompiledKernel, whose `asm` holds the IR of
+    each stage and the binary ("cubin" or "hsaco")."""
+    if not isinstance(kernel, JITFunction):
+        raise TypeError("tessera.compile takes a @tessera.jit function")
+    constexprs = dict(constexprs or {})
+    arg_types, divisibility, constants = {}, {}, {}
+    for name in kernel.arg_names:
+        if name in constexprs:
+            value = constexprs[name]
+            constants[name] = value.value if isinstance(value, constexpr) else value
+        elif name in signature:
+            arg_types[name], divisible = _signature_type(kernel, name, signature[name])
+            if divisible:
+                divisibility[name] = divisible
+        else:
+            default = kernel.signature.parameters[name].default
+            if default is inspect.Parameter.empty:
+                raise TypeError(f"{kernel.__name__}: argument '{name}' is in neither the "
+                                "signature nor constexprs")
+            constants[name] = default.value if isinstance(default, constexpr) else default
+    unknown = (set(signature) | set(constexprs)) - set(kernel.arg_names)
+    if unknown:
+        raise TypeError(f"{kernel.__name__} has no argument {', '.join(sorted(unknown))}")
+    compiled, _ = kernel._compile(arg_types, divisibility, constants, num_warps, num_stages)
+    compiled.compile_for(target)
+    return compiled

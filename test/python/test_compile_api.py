@@ -1,0 +1,58 @@
+"""tessera.compile: ahead-of-time compilation from a signature, for targets
+this machine has no GPU for."""
+
+import pytest
+
+import tessera
+import tessera.language as tl
+
+
+@tessera.jit
+def scale_kernel(x_ptr, y_ptr, n, alpha, BLOCK: tl.constexpr, ACTIVATION: tl.constexpr = "none"):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    y = tl.load(x_ptr + offs, mask=mask) * alpha
+    if ACTIVATION == "relu":
+        y = tl.maximum(y, 0.0)
+    tl.store(y_ptr + offs, y, mask=mask)
+
+
+SIGNATURE = {"x_ptr": "*fp32:16", "y_ptr": "*fp32:16", "n": "i32", "alpha": "fp32"}
+
+
+@pytest.mark.parametrize("target,binary,assembly", [
+    ("hip:gfx942", "hsaco", "amdgcn"), ("hip:gfx1100", "hsaco", "amdgcn"),
+    ("cuda:90", "cubin", "ptx")])
+def test_compiles_for_a_target_without_its_gpu(target, binary, assembly):
+    kernel = tessera.compile(scale_kernel, signature=SIGNATURE, constexprs={"BLOCK": 1024},
+                             target=target, num_warps=8)
+    for stage in ("tile", "tile-layout", "llir", assembly):
+        assert kernel.asm[stage], stage
+    assert "func.func @scale_kernel(%arg0: !tile.ptr<f32> {tile.divisibility = 16" \
+        in kernel.asm["tile"]
+    if binary == "cubin" and binary not in kernel.asm:
+        pytest.skip("no PTX assembler here")
+    assert kernel.asm[binary].startswith(b"\x7fELF")
+    assert kernel.metadata["num_warps"] == 8
+    assert kernel.metadata["warp_size"] == (32 if target in ("hip:gfx1100", "cuda:90") else 64)
+
+
+def test_constexprs_and_defaults_choose_the_code():
+    plain = tessera.compile(scale_kernel, SIGNATURE, "hip:gfx942", constexprs={"BLOCK": 256})
+    relu = tessera.compile(scale_kernel, SIGNATURE, "hip:gfx942",
+                           constexprs={"BLOCK": 256, "ACTIVATION": "relu"})
+    assert "arith.maximumf" not in plain.asm["tile"] and "arith.maximumf" in relu.asm["tile"]
+    assert "tensor<256x" in plain.asm["tile"]
+
+
+def test_signature_mistakes_are_named():
+    with pytest.raises(TypeError, match="'n' has type 'int' in the signature"):
+        tessera.compile(scale_kernel, dict(SIGNATURE, n="int"), "cuda:90",
+                        constexprs={"BLOCK": 64})
+    with pytest.raises(TypeError, match="'BLOCK' is in neither the signature nor constexprs"):
+        tessera.compile(scale_kernel, SIGNATURE, "cuda:90")
+    with pytest.raises(TypeError, match="has no argument beta"):
+        tessera.compile(scale_kernel, dict(SIGNATURE, beta="fp32"), "cuda:90",
+                        constexprs={"BLOCK": 64})
+    with pytest.raises(tessera.CompilationError, match="unknown target 'tpu:v5'"):
+        tessera.compile(scale_kernel, SIGNATURE, "tpu:v5", constexprs={"BLOCK": 64})
