@@ -130,7 +130,7 @@ std::string KernelCache::key(const std::string &tileIR,
       std::to_string(options.numStages) + "," +
       std::to_string(options.numCTAs) + "," +
       std::to_string(options.enableFpFusion) + "," +
-      std::to_string(options.debug));
+      std::to_string(options.debug) + "," + std::to_string(options.wavesPerEU));
   // The assembler chosen by the environment changes the binary.
   const char *assembler = std::getenv("TESSERA_ASSEMBLER");
   add(assembler ? assembler : "");

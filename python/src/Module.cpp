@@ -30,8 +30,9 @@ namespace runtime = mlir::tile::runtime;
 
 namespace {
 CompileOptions optionsOf(unsigned numWarps, unsigned numStages,
-                         bool enableFpFusion, bool debug) {
+                         bool enableFpFusion, bool debug, unsigned wavesPerEU) {
   CompileOptions options;
+  options.wavesPerEU = wavesPerEU;
   options.numWarps = numWarps;
   options.numStages = numStages;
   options.enableFpFusion = enableFpFusion;
@@ -63,23 +64,24 @@ PYBIND11_MODULE(_tessera, m) {
   m.def(
       "compile",
       [](const std::string &tileIR, const std::string &target,
-         unsigned numWarps, unsigned numStages, bool enableFpFusion,
-         bool debug) {
+         unsigned numWarps, unsigned numStages, bool enableFpFusion, bool debug,
+         unsigned wavesPerEU) {
         return mlir::tile::compileKernel(
             tileIR, target,
-            optionsOf(numWarps, numStages, enableFpFusion, debug));
+            optionsOf(numWarps, numStages, enableFpFusion, debug, wavesPerEU));
       },
       py::arg("tile_ir"), py::arg("target"), py::arg("num_warps") = 4,
       py::arg("num_stages") = 3, py::arg("enable_fp_fusion") = true,
-      py::arg("debug") = false, py::call_guard<py::gil_scoped_release>(),
+      py::arg("debug") = false, py::arg("waves_per_eu") = 0,
+      py::call_guard<py::gil_scoped_release>(),
       "Compiles one kernel's tile IR for a target (\"cuda:90\", ...).");
   m.def(
       "compile_cached",
       [](const std::string &tileIR, const std::string &target,
-         unsigned numWarps, unsigned numStages, bool enableFpFusion,
-         bool debug) {
+         unsigned numWarps, unsigned numStages, bool enableFpFusion, bool debug,
+         unsigned wavesPerEU) {
         CompileOptions options =
-            optionsOf(numWarps, numStages, enableFpFusion, debug);
+            optionsOf(numWarps, numStages, enableFpFusion, debug, wavesPerEU);
         std::optional<mlir::tile::KernelCache> cache =
             mlir::tile::KernelCache::fromEnvironment();
         if (!cache)
@@ -92,7 +94,8 @@ PYBIND11_MODULE(_tessera, m) {
       },
       py::arg("tile_ir"), py::arg("target"), py::arg("num_warps") = 4,
       py::arg("num_stages") = 3, py::arg("enable_fp_fusion") = true,
-      py::arg("debug") = false, py::call_guard<py::gil_scoped_release>(),
+      py::arg("debug") = false, py::arg("waves_per_eu") = 0,
+      py::call_guard<py::gil_scoped_release>(),
       "compile through the on-disk cache (TESSERA_CACHE_DIR, else "
       "~/.cache/tessera): (binary, note), the note \"hit\", \"stored\", "
       "\"off\", \"no binary\" (no assembler here; not stored) or what went "

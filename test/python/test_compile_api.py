@@ -56,3 +56,11 @@ def test_signature_mistakes_are_named():
                         constexprs={"BLOCK": 64})
     with pytest.raises(tessera.CompilationError, match="unknown target 'tpu:v5'"):
         tessera.compile(scale_kernel, SIGNATURE, "tpu:v5", constexprs={"BLOCK": 64})
+
+
+def test_waves_per_eu_reaches_the_amd_kernel():
+    hinted = tessera.compile(scale_kernel, SIGNATURE, "hip:gfx942", constexprs={"BLOCK": 256},
+                             waves_per_eu=2)
+    plain = tessera.compile(scale_kernel, SIGNATURE, "hip:gfx942", constexprs={"BLOCK": 256})
+    assert '"amdgpu-waves-per-eu"="2"' in hinted.asm["llir"]
+    assert "amdgpu-waves-per-eu" not in plain.asm["llir"]

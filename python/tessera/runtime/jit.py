@@ -120,11 +120,11 @@ class CompiledKernel:
     """A kernel compiled for one specialisation: its IR by stage, and what is
     needed to launch it on the host interpreter and on GPUs."""
 
-    def __init__(self, name, asm, tile_ir, num_warps, num_stages, debug):
+    def __init__(self, name, asm, tile_ir, num_warps, num_stages, debug, waves_per_eu=0):
         self.name = name
         self.asm = asm
         self._tile_ir = tile_ir  # with source locations
-        self._options = (num_warps, num_stages, debug)
+        self._options = (num_warps, num_stages, debug, waves_per_eu)
         self._host = None
         self._binaries = {}  # target -> CompiledBinary
         self._loaded = {}  # device -> GpuKernel
@@ -153,11 +153,11 @@ class CompiledKernel:
         """The binary for a target, compiled once (through the disk cache)."""
         binary = self._binaries.get(target)
         if binary is None:
-            num_warps, num_stages, debug = self._options
+            num_warps, num_stages, debug, waves_per_eu = self._options
             try:
                 binary, note = _tessera.compile_cached(
                     self._tile_ir, target, num_warps=num_warps, num_stages=num_stages,
-                    debug=bool(debug))
+                    debug=bool(debug), waves_per_eu=waves_per_eu)
             except _tessera.StageError as e:
                 raise CompilationError(f"{self.name}: {e}") from None
             if note not in ("hit", "stored", "off", "no binary"):
@@ -311,7 +311,8 @@ class JITFunction:
                                 "an array, a tensor, a number, or a constexpr")
         return arg_types, divisibility, constants, launch
 
-    def _compile(self, arg_types, divisibility, constants, num_warps, num_stages):
+    def _compile(self, arg_types, divisibility, constants, num_warps, num_stages,
+                 waves_per_eu=0):
         from ..compiler import codegen
         builder = _tessera.Builder()
         try:
@@ -328,7 +329,7 @@ class JITFunction:
         asm = _Stages({"tile": tile}, {
             "tile-layout": lambda: _tessera.assign_layouts(tile, num_warps, 32)})
         kernel = CompiledKernel(self.__name__, asm, builder.text(with_locations=True),
-                                num_warps, num_stages, self.debug)
+                                num_warps, num_stages, self.debug, waves_per_eu)
         return kernel, generated
 
     def _get_compiled(self, arguments, num_warps, num_stages):
@@ -503,13 +504,15 @@ def _signature_type(kernel, name, text):
     return (f"pointer<{element}>" if pointer else element), (16 if divisible else None)
 
 
-def compile(kernel, signature, target, constexprs=None, num_warps=4, num_stages=3):
+def compile(kernel, signature, target, constexprs=None, num_warps=4, num_stages=3,
+            waves_per_eu=0):
     """Compiles `kernel` (a @jit function) ahead of time, with no GPU needed:
     `signature` gives each runtime argument's type ("*fp32", "i32", "fp16",
     Triton's names; "*fp32:16" for a 16-byte aligned address), `constexprs`
     the compile-time values, `target` where it runs ("cuda:90",
-    "hip:gfx942"). Returns the CompiledKernel, whose `asm` holds the IR of
-    each stage and the binary ("cubin" or "hsaco")."""
+    "hip:gfx942"); `waves_per_eu` is AMD's occupancy hint (0: the
+    compiler's choice). Returns the CompiledKernel, whose `asm` holds the IR
+    of each stage and the binary ("cubin" or "hsaco")."""
     if not isinstance(kernel, JITFunction):
         raise TypeError("tessera.compile takes a @tessera.jit function")
     constexprs = dict(constexprs or {})
@@ -531,6 +534,7 @@ def compile(kernel, signature, target, constexprs=None, num_warps=4, num_stages=
     unknown = (set(signature) | set(constexprs)) - set(kernel.arg_names)
     if unknown:
         raise TypeError(f"{kernel.__name__} has no argument {', '.join(sorted(unknown))}")
-    compiled, _ = kernel._compile(arg_types, divisibility, constants, num_warps, num_stages)
+    compiled, _ = kernel._compile(arg_types, divisibility, constants, num_warps, num_stages,
+                                  waves_per_eu)
     compiled.compile_for(target)
     return compiled
