@@ -13,7 +13,9 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #define DEBUG_TYPE "tile-assign-layouts"
@@ -518,3 +520,12 @@ struct TileAssignLayoutsPass
   }
 };
 } // namespace
+
+LogicalResult mlir::tile::runLayoutStage(ModuleOp module, unsigned numWarps,
+                                         unsigned warpSize) {
+  PassManager pm(module.getContext());
+  pm.addPass(createTileAssignLayoutsPass({numWarps, warpSize}));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  return pm.run(module);
+}

@@ -14,6 +14,11 @@ namespace mlir::tile {
 #define GEN_PASS_REGISTRATION
 #include "backends/common/Passes.h.inc"
 
+/// The layout stage every backend runs: tile-assign-layouts for `numWarps`
+/// warps of `warpSize` lanes, then canonicalize and cse.
+LogicalResult runLayoutStage(ModuleOp module, unsigned numWarps,
+                             unsigned warpSize);
+
 } // namespace mlir::tile
 
 #endif // TESSERA_BACKENDS_COMMON_PASSES_H

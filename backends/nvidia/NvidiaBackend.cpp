@@ -10,12 +10,10 @@
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
-#include "mlir/Transforms/Passes.h"
 
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/Module.h"
@@ -161,11 +159,8 @@ public:
   llvm::Error assignLayouts(mlir::Operation *module, const Target &target,
                             const CompileOptions &options) const override {
     prepareAssembler();
-    mlir::PassManager pm(module->getContext());
-    pm.addPass(createTileAssignLayoutsPass({options.numWarps, target.warpSize}));
-    pm.addPass(mlir::createCanonicalizerPass());
-    pm.addPass(mlir::createCSEPass());
-    if (mlir::failed(pm.run(module)))
+    if (mlir::failed(runLayoutStage(llvm::cast<mlir::ModuleOp>(module),
+                                    options.numWarps, target.warpSize)))
       return nvidiaError("layout assignment failed");
     return llvm::Error::success();
   }

@@ -7,8 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Driver.h"
-
-#include "llvm/Support/DynamicLibrary.h"
+#include "runtime/Library.h"
 
 #include <cstdlib>
 #include <mutex>
@@ -249,47 +248,39 @@ std::unique_ptr<Kernel> CudaModule::kernel(const std::string &name) {
 std::unique_ptr<CudaDriver> openCuda(std::string &whyNot) {
   const char *override = std::getenv("TESSERA_CUDA_LIBRARY");
   std::string path = override ? override : "libcuda.so.1";
-  std::string error;
-  auto library =
-      llvm::sys::DynamicLibrary::getPermanentLibrary(path.c_str(), &error);
-  if (!library.isValid()) {
-    whyNot = "the CUDA driver library " + path + " cannot be opened (" + error +
+  Library library(path);
+  if (!library.opened()) {
+    whyNot = "the CUDA driver library " + path + " cannot be opened (" +
+             library.whyNot() +
              "); is there an NVIDIA GPU and driver on this machine?";
     return nullptr;
   }
   Api api;
-  bool missing = false;
-  auto resolve = [&](auto &fn, const char *symbol) {
-    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
-        library.getAddressOfSymbol(symbol));
-    if (!fn && !missing) {
-      missing = true;
-      whyNot = path + " has no " + symbol + "; the driver is too old";
-    }
-  };
-  resolve(api.cuInit, "cuInit");
-  resolve(api.cuGetErrorName, "cuGetErrorName");
-  resolve(api.cuGetErrorString, "cuGetErrorString");
-  resolve(api.cuDeviceGetCount, "cuDeviceGetCount");
-  resolve(api.cuDeviceGet, "cuDeviceGet");
-  resolve(api.cuDeviceGetName, "cuDeviceGetName");
-  resolve(api.cuDeviceGetAttribute, "cuDeviceGetAttribute");
-  resolve(api.cuDeviceTotalMem, "cuDeviceTotalMem_v2");
-  resolve(api.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
-  resolve(api.cuCtxSetCurrent, "cuCtxSetCurrent");
-  resolve(api.cuCtxGetCurrent, "cuCtxGetCurrent");
-  resolve(api.cuCtxSynchronize, "cuCtxSynchronize");
-  resolve(api.cuModuleLoadDataEx, "cuModuleLoadDataEx");
-  resolve(api.cuModuleUnload, "cuModuleUnload");
-  resolve(api.cuModuleGetFunction, "cuModuleGetFunction");
-  resolve(api.cuFuncSetAttribute, "cuFuncSetAttribute");
-  resolve(api.cuLaunchKernel, "cuLaunchKernel");
-  resolve(api.cuMemAlloc, "cuMemAlloc_v2");
-  resolve(api.cuMemFree, "cuMemFree_v2");
-  resolve(api.cuMemcpyHtoD, "cuMemcpyHtoD_v2");
-  resolve(api.cuMemcpyDtoH, "cuMemcpyDtoH_v2");
-  if (missing)
+  library.bind(api.cuInit, "cuInit");
+  library.bind(api.cuGetErrorName, "cuGetErrorName");
+  library.bind(api.cuGetErrorString, "cuGetErrorString");
+  library.bind(api.cuDeviceGetCount, "cuDeviceGetCount");
+  library.bind(api.cuDeviceGet, "cuDeviceGet");
+  library.bind(api.cuDeviceGetName, "cuDeviceGetName");
+  library.bind(api.cuDeviceGetAttribute, "cuDeviceGetAttribute");
+  library.bind(api.cuDeviceTotalMem, "cuDeviceTotalMem_v2");
+  library.bind(api.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+  library.bind(api.cuCtxSetCurrent, "cuCtxSetCurrent");
+  library.bind(api.cuCtxGetCurrent, "cuCtxGetCurrent");
+  library.bind(api.cuCtxSynchronize, "cuCtxSynchronize");
+  library.bind(api.cuModuleLoadDataEx, "cuModuleLoadDataEx");
+  library.bind(api.cuModuleUnload, "cuModuleUnload");
+  library.bind(api.cuModuleGetFunction, "cuModuleGetFunction");
+  library.bind(api.cuFuncSetAttribute, "cuFuncSetAttribute");
+  library.bind(api.cuLaunchKernel, "cuLaunchKernel");
+  library.bind(api.cuMemAlloc, "cuMemAlloc_v2");
+  library.bind(api.cuMemFree, "cuMemFree_v2");
+  library.bind(api.cuMemcpyHtoD, "cuMemcpyHtoD_v2");
+  library.bind(api.cuMemcpyDtoH, "cuMemcpyDtoH_v2");
+  if (!library.complete()) {
+    whyNot = library.whyNot() + "; the driver is too old";
     return nullptr;
+  }
   CUresult result = api.cuInit(0);
   if (result != 0) {
     const char *text = "?";

@@ -10,8 +10,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Driver.h"
+#include "runtime/Library.h"
 
-#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <cstdlib>
@@ -218,43 +218,35 @@ std::unique_ptr<Kernel> HipModule::kernel(const std::string &name) {
 std::unique_ptr<HipDriver> openHip(std::string &whyNot) {
   const char *override = std::getenv("TESSERA_HIP_LIBRARY");
   std::string path = override ? override : "libamdhip64.so";
-  std::string error;
-  auto library =
-      llvm::sys::DynamicLibrary::getPermanentLibrary(path.c_str(), &error);
-  if (!library.isValid()) {
-    whyNot = "the HIP runtime library " + path + " cannot be opened (" + error +
+  Library library(path);
+  if (!library.opened()) {
+    whyNot = "the HIP runtime library " + path + " cannot be opened (" +
+             library.whyNot() +
              "); is there an AMD GPU and ROCm on this machine?";
     return nullptr;
   }
   Api api;
-  bool missing = false;
-  auto resolve = [&](auto &fn, const char *symbol) {
-    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
-        library.getAddressOfSymbol(symbol));
-    if (!fn && !missing) {
-      missing = true;
-      whyNot = path + " has no " + symbol + "; ROCm is too old";
-    }
-  };
-  resolve(api.hipInit, "hipInit");
-  resolve(api.hipGetErrorName, "hipGetErrorName");
-  resolve(api.hipGetErrorString, "hipGetErrorString");
-  resolve(api.hipGetDeviceCount, "hipGetDeviceCount");
-  resolve(api.hipDeviceGetName, "hipDeviceGetName");
-  resolve(api.hipDeviceGetAttribute, "hipDeviceGetAttribute");
-  resolve(api.hipDeviceTotalMem, "hipDeviceTotalMem");
-  resolve(api.hipSetDevice, "hipSetDevice");
-  resolve(api.hipDeviceSynchronize, "hipDeviceSynchronize");
-  resolve(api.hipModuleLoadData, "hipModuleLoadData");
-  resolve(api.hipModuleUnload, "hipModuleUnload");
-  resolve(api.hipModuleGetFunction, "hipModuleGetFunction");
-  resolve(api.hipModuleLaunchKernel, "hipModuleLaunchKernel");
-  resolve(api.hipMalloc, "hipMalloc");
-  resolve(api.hipFree, "hipFree");
-  resolve(api.hipMemcpyHtoD, "hipMemcpyHtoD");
-  resolve(api.hipMemcpyDtoH, "hipMemcpyDtoH");
-  if (missing)
+  library.bind(api.hipInit, "hipInit");
+  library.bind(api.hipGetErrorName, "hipGetErrorName");
+  library.bind(api.hipGetErrorString, "hipGetErrorString");
+  library.bind(api.hipGetDeviceCount, "hipGetDeviceCount");
+  library.bind(api.hipDeviceGetName, "hipDeviceGetName");
+  library.bind(api.hipDeviceGetAttribute, "hipDeviceGetAttribute");
+  library.bind(api.hipDeviceTotalMem, "hipDeviceTotalMem");
+  library.bind(api.hipSetDevice, "hipSetDevice");
+  library.bind(api.hipDeviceSynchronize, "hipDeviceSynchronize");
+  library.bind(api.hipModuleLoadData, "hipModuleLoadData");
+  library.bind(api.hipModuleUnload, "hipModuleUnload");
+  library.bind(api.hipModuleGetFunction, "hipModuleGetFunction");
+  library.bind(api.hipModuleLaunchKernel, "hipModuleLaunchKernel");
+  library.bind(api.hipMalloc, "hipMalloc");
+  library.bind(api.hipFree, "hipFree");
+  library.bind(api.hipMemcpyHtoD, "hipMemcpyHtoD");
+  library.bind(api.hipMemcpyDtoH, "hipMemcpyDtoH");
+  if (!library.complete()) {
+    whyNot = library.whyNot() + "; ROCm is too old";
     return nullptr;
+  }
   if (hipError_t result = api.hipInit(0)) {
     whyNot = std::string("hipInit failed: ") + api.hipGetErrorString(result);
     return nullptr;
