@@ -14,6 +14,7 @@
 
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 
