@@ -3,12 +3,12 @@
 #include "backends/Compiler.h"
 
 #include "backends/Backend.h"
+#include "backends/common/Diagnostics.h"
 #include "backends/common/LowerToLLVM.h"
 #include "ir/Tile/KernelDialects.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 
@@ -45,23 +45,17 @@ CompiledKernel mlir::tile::compileKernel(const std::string &tileIR,
   DialectRegistry registry;
   registerKernelDialects(registry);
   MLIRContext context(registry);
-  std::string messages;
-  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
-    llvm::raw_string_ostream os(messages);
-    os << diag.getLocation() << ": " << diag.str() << "\n";
-    for (const Diagnostic &note : diag.getNotes())
-      os << note.getLocation() << ": note: " << note.str() << "\n";
-    return success();
-  });
+  DiagnosticCollector diagnostics(&context);
   auto fail = [&](llvm::Error error) -> StageError {
     std::string summary = llvm::toString(std::move(error));
-    return StageError(messages.empty() ? summary
-                                       : summary + ":\n" + messages);
+    return StageError(diagnostics.text().empty()
+                          ? summary
+                          : summary + ":\n" + diagnostics.text());
   };
 
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(tileIR, &context);
   if (!module)
-    throw StageError("cannot parse the kernel's IR:\n" + messages);
+    throw StageError("cannot parse the kernel's IR:\n" + diagnostics.text());
   CompiledKernel kernel;
   for (auto func : module->getOps<func::FuncOp>())
     if (func.isPublic() && !func.isExternal())
