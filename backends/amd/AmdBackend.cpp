@@ -11,10 +11,7 @@
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/GlobalVariable.h"
@@ -172,26 +169,21 @@ public:
     if (auto shared =
             module->getAttrOfType<mlir::IntegerAttr>(kSharedBytesAttr))
       sharedBytes = shared.getInt();
-    mlir::DialectRegistry registry;
-    mlir::registerBuiltinDialectTranslation(registry);
-    mlir::registerLLVMDialectTranslation(registry);
-    mlir::registerROCDLDialectTranslation(registry);
-    module->getContext()->appendDialectRegistry(registry);
-    std::unique_ptr<llvm::Module> llvmModule =
-        mlir::translateModuleToLLVMIR(module, context, "tessera");
-    if (!llvmModule)
-      return amdError("translation to LLVM IR failed");
     auto machine = createMachine(target, options);
     if (!machine)
       return machine.takeError();
-    llvmModule->setTargetTriple(llvm::Triple(kTriple));
-    llvmModule->setDataLayout((*machine)->createDataLayout());
+    auto llvmModule = translateForTarget(
+        module, context, **machine, [](mlir::DialectRegistry &registry) {
+          mlir::registerROCDLDialectTranslation(registry);
+        });
+    if (!llvmModule)
+      return llvmModule.takeError();
     // Code object v5: what ROCm 6 and later load, and where num_programs
     // finds the grid (hidden_block_count_*).
-    llvmModule->addModuleFlag(llvm::Module::Error, "amdhsa_code_object_version",
-                              500);
-    sizeSharedMemory(*llvmModule, sharedBytes);
-    return std::move(llvmModule);
+    (*llvmModule)
+        ->addModuleFlag(llvm::Module::Error, "amdhsa_code_object_version", 500);
+    sizeSharedMemory(**llvmModule, sharedBytes);
+    return llvmModule;
   }
 
   llvm::Expected<std::string>

@@ -2,6 +2,11 @@
 
 #include "backends/common/Codegen.h"
 
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -39,4 +44,22 @@ mlir::tile::emitTargetAssembly(llvm::Module &module,
             " code generator cannot emit assembly for this module");
   passes.run(module);
   return std::string(stream.str());
+}
+
+llvm::Expected<std::unique_ptr<llvm::Module>> mlir::tile::translateForTarget(
+    ModuleOp module, llvm::LLVMContext &context, llvm::TargetMachine &machine,
+    llvm::function_ref<void(DialectRegistry &)> registerTranslations) {
+  DialectRegistry registry;
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerTranslations(registry);
+  module->getContext()->appendDialectRegistry(registry);
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, context, "tessera");
+  if (!llvmModule)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "translation to LLVM IR failed");
+  llvmModule->setTargetTriple(machine.getTargetTriple());
+  llvmModule->setDataLayout(machine.createDataLayout());
+  return std::move(llvmModule);
 }

@@ -3,16 +3,31 @@
 #ifndef TESSERA_BACKENDS_COMMON_CODEGEN_H
 #define TESSERA_BACKENDS_COMMON_CODEGEN_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
+#include <memory>
 #include <string>
 
 namespace llvm {
+class LLVMContext;
 class Module;
 class TargetMachine;
 } // namespace llvm
 
+namespace mlir {
+class DialectRegistry;
+class ModuleOp;
+} // namespace mlir
+
 namespace mlir::tile {
+
+/// `module` (LLVM dialect) as an LLVM module in `context`, for `machine`'s
+/// triple and data layout; `registerTranslations` adds the vendor dialect's
+/// translation (NVVM, ROCDL) to the builtin and LLVM ones.
+llvm::Expected<std::unique_ptr<llvm::Module>> translateForTarget(
+    ModuleOp module, llvm::LLVMContext &context, llvm::TargetMachine &machine,
+    llvm::function_ref<void(DialectRegistry &)> registerTranslations);
 
 /// Optimises `module` at O3 for `machine` (whose triple and data layout it
 /// takes) and prints its assembly.

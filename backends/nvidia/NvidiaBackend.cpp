@@ -10,10 +10,7 @@
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/Module.h"
@@ -173,23 +170,18 @@ public:
     NvidiaTargetInfo info;
     if (mlir::failed(lowerToLLVM(module, info)))
       return nvidiaError("lowering to the LLVM dialect failed");
-    mlir::DialectRegistry registry;
-    mlir::registerBuiltinDialectTranslation(registry);
-    mlir::registerLLVMDialectTranslation(registry);
-    mlir::registerNVVMDialectTranslation(registry);
-    module->getContext()->appendDialectRegistry(registry);
-    std::unique_ptr<llvm::Module> llvmModule =
-        mlir::translateModuleToLLVMIR(module, context, "tessera");
-    if (!llvmModule)
-      return nvidiaError("translation to LLVM IR failed");
     auto machine = createMachine(target, options);
     if (!machine)
       return machine.takeError();
-    llvmModule->setTargetTriple(llvm::Triple(kTriple));
-    llvmModule->setDataLayout((*machine)->createDataLayout());
-    if (llvm::Error error = linkLibdevice(*llvmModule))
+    auto llvmModule = translateForTarget(
+        module, context, **machine, [](mlir::DialectRegistry &registry) {
+          mlir::registerNVVMDialectTranslation(registry);
+        });
+    if (!llvmModule)
+      return llvmModule.takeError();
+    if (llvm::Error error = linkLibdevice(**llvmModule))
       return std::move(error);
-    return std::move(llvmModule);
+    return llvmModule;
   }
 
   llvm::Expected<std::string>
