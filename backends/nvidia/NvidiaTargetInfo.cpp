@@ -381,44 +381,31 @@ private:
   std::string f32Name, f64Name;
 };
 
-/// f32 division allowed to be approximate (`fastmath<arcp>`, Triton's `/`):
-/// PTX's div.full.f32, within 2 ulp, rather than the IEEE sequence.
-class ApproximateDivPattern : public ConvertOpToLLVMPattern<arith::DivFOp> {
+/// An f32 op allowed to be approximate (its fastmath flags hold `flag`) as
+/// one NVVM intrinsic, like Triton: `/` (arcp) is div.full.f32, tl.sqrt
+/// (afn) sqrt.approx.ftz.f32.
+template <typename Op>
+class ApproximatePattern : public ConvertOpToLLVMPattern<Op> {
 public:
-  ApproximateDivPattern(LLVMTypeConverter &converter)
-      : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
+  ApproximatePattern(LLVMTypeConverter &converter, arith::FastMathFlags flag,
+                     StringRef intrinsic)
+      : ConvertOpToLLVMPattern<Op>(converter, /*benefit=*/3), flag(flag),
+        intrinsic(intrinsic) {}
 
   LogicalResult
-  matchAndRewrite(arith::DivFOp op, OpAdaptor adaptor,
+  matchAndRewrite(Op op, typename Op::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!op.getType().isF32() ||
-        !bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::arcp))
+    if (!op.getType().isF32() || !bitEnumContainsAll(op.getFastmath(), flag))
       return failure();
     rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
-        op, op.getType(), rewriter.getStringAttr("llvm.nvvm.div.full"),
-        ValueRange{adaptor.getLhs(), adaptor.getRhs()});
+        op, op.getType(), rewriter.getStringAttr(intrinsic),
+        adaptor.getOperands());
     return success();
   }
-};
 
-/// f32 square roots allowed to be approximate (`fastmath<afn>`, Triton's
-/// tl.sqrt): PTX's sqrt.approx.ftz.f32.
-class ApproximateSqrtPattern : public ConvertOpToLLVMPattern<math::SqrtOp> {
-public:
-  ApproximateSqrtPattern(LLVMTypeConverter &converter)
-      : ConvertOpToLLVMPattern(converter, /*benefit=*/3) {}
-
-  LogicalResult
-  matchAndRewrite(math::SqrtOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (!op.getType().isF32() ||
-        !bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn))
-      return failure();
-    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
-        op, op.getType(), rewriter.getStringAttr("llvm.nvvm.sqrt.approx.ftz.f"),
-        ValueRange{adaptor.getOperand()});
-    return success();
-  }
+private:
+  arith::FastMathFlags flag;
+  std::string intrinsic;
 };
 
 /// exp(x) below f64 as Triton computes it: ex2.approx.f32(x * log2(e)),
@@ -490,8 +477,11 @@ void NvidiaTargetInfo::populateMathPatterns(LLVMTypeConverter &converter,
   for (const Entry &e : entries)
     patterns.add<LibdevicePattern>(e.op, ("__nv_" + e.name + "f").str(),
                                    ("__nv_" + e.name).str(), converter);
-  patterns.add<ApproximateDivPattern, ApproximateSqrtPattern, FastExpPattern>(
-      converter);
+  patterns.add<ApproximatePattern<arith::DivFOp>>(
+      converter, arith::FastMathFlags::arcp, "llvm.nvvm.div.full");
+  patterns.add<ApproximatePattern<math::SqrtOp>>(
+      converter, arith::FastMathFlags::afn, "llvm.nvvm.sqrt.approx.ftz.f");
+  patterns.add<FastExpPattern>(converter);
 }
 
 void NvidiaTargetInfo::markKernel(LLVM::LLVMFuncOp func,

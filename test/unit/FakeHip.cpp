@@ -6,18 +6,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include <cstdint>
+#include "FakeHip.h"
+
 #include <cstring>
 #include <string>
 
 namespace {
-struct Launch {
-  unsigned grid[3], block[3], shared;
-  void *stream;
-  uint64_t x, y;
-  int32_t n;
-};
-Launch last;
+FakeHipLaunch last;
 int loadedModules = 0;
 int token;
 } // namespace
@@ -98,6 +93,6 @@ int hipMemcpyDtoH(void *dst, void *src, size_t bytes) {
 }
 
 /// What the last launch was given; the modules loaded and not unloaded.
-const Launch *fakeHipLastLaunch() { return &last; }
+const FakeHipLaunch *fakeHipLastLaunch() { return &last; }
 int fakeHipLoadedModules() { return loadedModules; }
 }

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FakeHip.h"
 #include "runtime/Driver.h"
 
 #include "llvm/Support/DynamicLibrary.h"
@@ -18,14 +19,6 @@
 using namespace mlir::tile::runtime;
 
 namespace {
-
-/// What FakeHip.cpp records of a launch.
-struct Launch {
-  unsigned grid[3], block[3], shared;
-  void *stream;
-  uint64_t x, y;
-  int32_t n;
-};
 
 bool usingFakeHip() {
   const char *path = std::getenv("TESSERA_HIP_LIBRARY");
@@ -60,7 +53,7 @@ TEST(HipDriver, LaunchesThroughHipModuleLaunchKernel) {
 
   auto library = llvm::sys::DynamicLibrary::getPermanentLibrary(
       std::getenv("TESSERA_HIP_LIBRARY"));
-  auto lastLaunch = reinterpret_cast<const Launch *(*)()>(
+  auto lastLaunch = reinterpret_cast<const FakeHipLaunch *(*)()>(
       library.getAddressOfSymbol("fakeHipLastLaunch"));
   auto loadedModules = reinterpret_cast<int (*)()>(
       library.getAddressOfSymbol("fakeHipLoadedModules"));
@@ -92,7 +85,7 @@ TEST(HipDriver, LaunchesThroughHipModuleLaunchKernel) {
     void *args[] = {&x, &y, &n};
     int stream;
     kernel->launch({4, 2, 1}, 256, 1024, args, &stream);
-    const Launch *launch = lastLaunch();
+    const FakeHipLaunch *launch = lastLaunch();
     EXPECT_EQ(launch->grid[0], 4u);
     EXPECT_EQ(launch->grid[1], 2u);
     EXPECT_EQ(launch->grid[2], 1u);
