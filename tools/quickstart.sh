@@ -81,10 +81,13 @@ run_examples() {
   # The Python examples: compiled by @tessera.jit and run on the GPU where
   # one is here (numpy arrays staged to it), else on the host interpreter.
   local python="${PYTHON:-/usr/bin/python3}" ran=0 where="host interpreter"
-  if PYTHONPATH="build/${preset}/python" "$python" -c \
-      "from tessera.runtime import gpu; raise SystemExit(not gpu.available())" 2>/dev/null; then
-    export TESSERA_DEVICE=cuda
-    where="GPU (NVIDIA backend)"
+  local platform
+  platform=$(PYTHONPATH="build/${preset}/python" "$python" -c \
+      "from tessera.runtime import gpu; print(gpu.platform() if gpu.available() else '')" \
+      2>/dev/null || true)
+  if [[ -n "${platform}" ]]; then
+    export TESSERA_DEVICE="${platform}"
+    where="GPU ($([[ ${platform} == cuda ]] && echo NVIDIA || echo AMD) backend)"
   fi
   for example in examples/python/*.py; do
     echo

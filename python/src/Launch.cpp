@@ -23,11 +23,11 @@
 namespace py = pybind11;
 namespace runtime = mlir::tile::runtime;
 
-GpuKernel::GpuKernel(const std::string &image, const std::string &name,
-                     unsigned threadsPerBlock, unsigned sharedBytes)
-    : module(runtime::Driver::cuda().loadModule(image)),
-      kernel(module->kernel(name)), threadsPerBlock(threadsPerBlock),
-      sharedBytes(sharedBytes) {}
+GpuKernel::GpuKernel(runtime::Driver &driver, const std::string &image,
+                     const std::string &name, unsigned threadsPerBlock,
+                     unsigned sharedBytes)
+    : module(driver.loadModule(image)), kernel(module->kernel(name)),
+      threadsPerBlock(threadsPerBlock), sharedBytes(sharedBytes) {}
 
 GpuKernel::~GpuKernel() = default;
 
@@ -219,14 +219,14 @@ private:
     PyObject *values[kMaxArguments] = {};
     for (size_t i = 0; i < given; ++i)
       values[i] = PyTuple_GET_ITEM(args, i);
-    long options[3] = {4, 3, 1}; // num_warps, num_stages, num_ctas
-    static const char *optionNames[3] = {"num_warps", "num_stages",
-                                         "num_ctas"};
+    long options[kOptions] = {4, 3, 1, 0};
+    static const char *optionNames[kOptions] = {"num_warps", "num_stages",
+                                                "num_ctas", "waves_per_eu"};
     PyObject *name, *value;
     for (Py_ssize_t pos = 0;
          kwargs && PyDict_Next(kwargs, &pos, &name, &value);) {
       bool matched = false;
-      for (int o = 0; o < 3 && !matched; ++o)
+      for (int o = 0; o < kOptions && !matched; ++o)
         if (PyUnicode_CompareWithASCIIString(name, optionNames[o]) == 0) {
           if (!PyLong_CheckExact(value))
             return false;
@@ -250,8 +250,10 @@ private:
         return false;
 
     std::string &key = call.key;
-    key = std::to_string(options[0]) + "," + std::to_string(options[1]) + "," +
-          std::to_string(options[2]) + "|";
+    key.clear();
+    for (long option : options)
+      key += std::to_string(option) + ",";
+    key += "|";
     for (size_t i = 0; i < n; ++i)
       if (!addArgument(values[i], roles[i], call))
         return false;
@@ -263,6 +265,8 @@ private:
   }
 
   static constexpr size_t kMaxArguments = 64;
+  /// Launch options: num_warps, num_stages, num_ctas, waves_per_eu.
+  static constexpr int kOptions = 4;
 
   bool addArgument(PyObject *value, Role role, Call &call) {
     std::string &key = call.key;
@@ -366,7 +370,7 @@ private:
     return true;
   }
 
-  bool gridOf(py::handle grid, PyObject *const *values, const long options[3],
+  bool gridOf(py::handle grid, PyObject *const *values, const long *options,
               std::array<unsigned, 3> &dims) {
     py::object resolved = py::reinterpret_borrow<py::object>(grid);
     if (PyCallable_Check(grid.ptr())) {
@@ -486,10 +490,10 @@ struct BoundLaunch {
 
 void bindLaunch(py::module_ &m) {
   py::class_<GpuKernel>(m, "GpuKernel")
-      .def(py::init<const std::string &, const std::string &, unsigned,
-                    unsigned>(),
-           py::arg("image"), py::arg("name"), py::arg("threads_per_block"),
-           py::arg("shared_bytes"))
+      .def(py::init<runtime::Driver &, const std::string &, const std::string &,
+                    unsigned, unsigned>(),
+           py::arg("driver"), py::arg("image"), py::arg("name"),
+           py::arg("threads_per_block"), py::arg("shared_bytes"))
       .def("launch", &launchFromList, py::arg("grid"), py::arg("args"),
            py::arg("stream") = 0);
   py::class_<Launcher>(m, "Launcher")

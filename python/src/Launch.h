@@ -11,15 +11,18 @@
 #include <string>
 
 namespace mlir::tile::runtime {
+class Driver;
 class Kernel;
 class Module;
 } // namespace mlir::tile::runtime
 
-/// A kernel loaded on the current device, with what its launches need.
+/// A kernel loaded on the driver's current device, with what its launches
+/// need.
 class GpuKernel {
 public:
-  GpuKernel(const std::string &image, const std::string &name,
-            unsigned threadsPerBlock, unsigned sharedBytes);
+  GpuKernel(mlir::tile::runtime::Driver &driver, const std::string &image,
+            const std::string &name, unsigned threadsPerBlock,
+            unsigned sharedBytes);
   ~GpuKernel();
 
   /// Launches with `args[i]` pointing at parameter i, on `stream`.

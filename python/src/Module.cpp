@@ -101,31 +101,39 @@ PYBIND11_MODULE(_tessera, m) {
       "\"off\", \"no binary\" (no assembler here; not stored) or what went "
       "wrong with the cache.");
 
-  // The CUDA driver.
-  m.def("cuda_device_count",
-        [] { return runtime::Driver::cuda().deviceCount(); });
-  m.def("cuda_arch", [](int device) {
-    return runtime::Driver::cuda().deviceInfo(device).arch;
-  });
-  m.def("cuda_set_device",
-        [](int device) { runtime::Driver::cuda().setDevice(device); });
-  m.def("cuda_allocate",
-        [](size_t bytes) { return runtime::Driver::cuda().allocate(bytes); });
-  m.def("cuda_release", [](uint64_t address) {
-    runtime::Driver::cuda().release(address);
-  });
-  m.def("cuda_copy_to_device", [](uint64_t dst, uint64_t src, size_t bytes) {
-    runtime::Driver::cuda().copyToDevice(
-        dst, reinterpret_cast<const void *>(src), bytes);
-  });
-  m.def("cuda_copy_to_host", [](uint64_t dst, uint64_t src, size_t bytes) {
-    runtime::Driver::cuda().copyToHost(reinterpret_cast<void *>(dst), src,
-                                       bytes);
-  });
-  m.def("cuda_synchronize", [] {
-    py::gil_scoped_release release;
-    runtime::Driver::cuda().synchronize();
-  });
+  // The GPU runtimes, "cuda" and "hip", opened on first use.
+  py::class_<runtime::Driver, std::unique_ptr<runtime::Driver, py::nodelete>>(
+      m, "Driver")
+      .def_property_readonly("name", &runtime::Driver::name)
+      .def("device_count", &runtime::Driver::deviceCount)
+      .def("arch", [](runtime::Driver &d,
+                      int device) { return d.deviceInfo(device).arch; })
+      .def("set_device", &runtime::Driver::setDevice)
+      .def("allocate", &runtime::Driver::allocate)
+      .def("release", &runtime::Driver::release)
+      .def("copy_to_device",
+           [](runtime::Driver &d, uint64_t dst, uint64_t src, size_t bytes) {
+             d.copyToDevice(dst, reinterpret_cast<const void *>(src), bytes);
+           })
+      .def("copy_to_host",
+           [](runtime::Driver &d, uint64_t dst, uint64_t src, size_t bytes) {
+             d.copyToHost(reinterpret_cast<void *>(dst), src, bytes);
+           })
+      .def("synchronize", &runtime::Driver::synchronize,
+           py::call_guard<py::gil_scoped_release>());
+  m.def(
+      "driver",
+      [](const std::string &platform) -> runtime::Driver & {
+        if (platform == "cuda")
+          return runtime::Driver::cuda();
+        if (platform == "hip")
+          return runtime::Driver::hip();
+        throw py::value_error("unknown GPU platform '" + platform +
+                              "': expected cuda or hip");
+      },
+      py::arg("platform"), py::return_value_policy::reference,
+      "The GPU runtime of a platform (\"cuda\", \"hip\"); DriverError says "
+      "why where it cannot be opened.");
   bindLaunch(m);
   m.def("assign_layouts", &mlir::tile::assignLayouts, py::arg("tile_ir"),
         py::arg("num_warps"), py::arg("warp_size"),

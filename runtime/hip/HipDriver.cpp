@@ -148,6 +148,10 @@ public:
     check(api.hipDeviceGetName(name, sizeof(name) - 1, d), "hipDeviceGetName");
     info.name = name;
     info.arch = archOfAgent(d);
+    // Containers without the KFD topology name it themselves.
+    if (const char *arch = std::getenv("TESSERA_HIP_ARCH");
+        info.arch.empty() && arch)
+      info.arch = arch;
     check(api.hipDeviceGetAttribute(&info.multiprocessors, kAttrMultiprocessors,
                                     d),
           "hipDeviceGetAttribute");

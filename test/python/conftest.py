@@ -3,9 +3,10 @@
 With `--compile-for=cuda:90,hip:gfx942`, every kernel is also compiled (to a
 cubin, where ptxas exists, and to HSACO) for those targets.
 
-`device` names where kernels run: `--device=interpreter` (the default) or
-`--device=cuda`, which runs the same tests on the GPU (host arrays staged
-there and back, TESSERA_DEVICE=cuda) and skips them where there is none.
+`device` names where kernels run: `--device=interpreter` (the default),
+`--device=cuda` or `--device=hip`, which run the same tests on the GPU (host
+arrays staged there and back, TESSERA_DEVICE=cuda or hip) and skip them where
+there is none.
 """
 
 import os
@@ -17,8 +18,8 @@ import pytest
 
 
 def pytest_addoption(parser):
-    parser.addoption("--device", default="interpreter", choices=["interpreter", "cuda"],
-                     help="where kernels run: interpreter (default) or cuda")
+    parser.addoption("--device", default="interpreter", choices=["interpreter", "cuda", "hip"],
+                     help="where kernels run: interpreter (default), cuda or hip")
     parser.addoption("--compile-for", default="",
                      help="also compile every kernel for these targets (cuda:90,...), "
                           "which need no device")
@@ -50,11 +51,11 @@ def compile_check(request, monkeypatch):
 @pytest.fixture
 def device(request, monkeypatch):
     name = request.config.getoption("--device")
-    if name == "cuda":
+    if name != "interpreter":
+        monkeypatch.setenv("TESSERA_DEVICE", name)
         from tessera.runtime import gpu
-        if not gpu.available():
-            pytest.skip("no CUDA device here")
-        monkeypatch.setenv("TESSERA_DEVICE", "cuda")
+        if gpu.platform() != name or not gpu.available():
+            pytest.skip(f"no {name} device here")
     return name
 
 

@@ -1,10 +1,12 @@
 """The AMD backend: kernels compile to HSACO for wave64 and wave32 chips with
 no AMD GPU here, and what it cannot compile is named at the kernel's line."""
 
+import json
 import os
 import re
 import shutil
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -100,3 +102,96 @@ def test_code_object_metadata_matches_the_signature(tmp_path, target, lanes):
                                       N=512).compile_for(target)
     _, fields = readelf_kernels(reduction.binary, tmp_path)
     assert int(fields["group_segment_fixed_size"]) == reduction.shared_bytes > 0
+
+
+# A launch through HIP with no AMD GPU: the stand-in runtime the unit tests
+# use (test/unit/FakeHip.cpp) records what it is given.
+LAUNCH_SCRIPT = r'''
+import ctypes, json, os
+import numpy as np
+import tessera
+import tessera.language as tl
+from tessera.runtime import gpu
+
+@tessera.jit
+def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(y_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) * 2, mask=mask)
+
+class Launch(ctypes.Structure):
+    _fields_ = [("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3),
+                ("shared", ctypes.c_uint), ("stream", ctypes.c_void_p),
+                ("x", ctypes.c_uint64), ("y", ctypes.c_uint64), ("n", ctypes.c_int32)]
+
+fake = ctypes.CDLL(os.environ["TESSERA_HIP_LIBRARY"])
+fake.fakeHipLastLaunch.restype = ctypes.POINTER(Launch)
+x = np.arange(1000, dtype=np.float32)
+y = np.zeros_like(x)
+kernel = k[(4,)](x, y, 1000, BLOCK=256)
+last = fake.fakeHipLastLaunch().contents
+print(json.dumps({
+    "platform": gpu.platform(), "target": kernel.metadata["target"],
+    "hsaco": kernel.asm["hsaco"][:4] == b"\x7fELF",
+    "grid": list(last.grid), "block": list(last.block), "shared": last.shared,
+    "n": last.n, "x": last.x, "y": last.y,
+    "host": [x.ctypes.data, y.ctypes.data]}))
+'''
+
+
+def fake_hip_library():
+    built = os.path.join(os.path.dirname(tessera.__file__), "..", "..", "lib",
+                         "libtessera_fake_hip.so")
+    if not os.path.exists(built):
+        pytest.skip("the stand-in HIP library is not built next to this tessera")
+    return os.path.abspath(built)
+
+
+def run_launch_script(tmp_path, **env):
+    script = tmp_path / "launch.py"
+    script.write_text(LAUNCH_SCRIPT)
+    environment = dict(os.environ, TESSERA_HIP_LIBRARY=fake_hip_library(),
+                       TESSERA_DEVICE="hip", **env)
+    environment.pop("TESSERA_COMPILE_CHECK", None)
+    return subprocess.run([sys.executable, str(script)], env=environment,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("arch,lanes", [("gfx942", 64), ("gfx1100", 32)])
+def test_launches_through_hip(tmp_path, arch, lanes):
+    done = run_launch_script(tmp_path, TESSERA_HIP_ARCH=arch)
+    assert done.returncode == 0, done.stderr
+    launch = json.loads(done.stdout)
+    assert launch["platform"] == "hip" and launch["target"] == arch and launch["hsaco"]
+    # hipModuleLaunchKernel got the grid, a block of 4 wavefronts of the
+    # chip's width, no dynamic LDS, and the arguments packed in order:
+    # device copies of the arrays and n.
+    assert launch["grid"] == [4, 1, 1]
+    assert launch["block"] == [4 * lanes, 1, 1]
+    assert launch["shared"] == 0 and launch["n"] == 1000
+    assert launch["x"] != launch["y"] and 0 not in (launch["x"], launch["y"])
+    assert not {launch["x"], launch["y"]} & set(launch["host"])
+
+
+def test_hip_device_without_an_architecture_is_named(tmp_path):
+    if "TESSERA_HIP_ARCH" in os.environ or os.path.exists("/sys/class/kfd"):
+        pytest.skip("this machine names its HIP architecture")
+    done = run_launch_script(tmp_path)
+    assert done.returncode != 0
+    assert "cannot tell the architecture of HIP device 0" in done.stderr
+    assert "TESSERA_HIP_ARCH" in done.stderr
+
+
+def test_waves_per_eu_is_a_launch_option():
+    x, out = np.ones((2, 256), np.float32), np.zeros(2, np.float32)
+    # Accepted at launch (the interpreter has no occupancy to hint) and a
+    # specialisation of its own.
+    row_sum_kernel[(2,)](x, out, N=256, waves_per_eu=2)
+    np.testing.assert_array_equal(out, [256, 256])
+    hinted = row_sum_kernel.warmup(x, out, N=256, waves_per_eu=2)
+    plain = row_sum_kernel.warmup(x, out, N=256)
+    assert hinted is not plain
+    hinted.compile_for("hip:gfx942")
+    plain.compile_for("hip:gfx942")
+    assert '"amdgpu-waves-per-eu"="2"' in hinted.asm["llir"]
+    assert "amdgpu-waves-per-eu" not in plain.asm["llir"]

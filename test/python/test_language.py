@@ -388,8 +388,8 @@ def test_device_print(device, capfd):
         assert "pid (0, 0, 0)x: [0, 1, 2, 3]" in out
         assert "pid (1, 0, 0)x: [0, 1, 2, 3]" in out
     else:  # one line per element, as Triton prints on GPUs
-        import tessera.runtime.gpu  # noqa: F401
-        tessera._tessera.cuda_synchronize()
+        from tessera.runtime import gpu
+        gpu.driver().synchronize()
         out = capfd.readouterr().out
         for pid in range(2):
             for i in range(4):

@@ -1,9 +1,13 @@
 """Kernels on the GPU: compiling for the device's architecture, loading the
-binary, and launching on the caller's stream.
+binary, and launching on the caller's stream, through CUDA (NVIDIA) or HIP
+(AMD).
 
 Arrays in host memory (numpy) run on the host interpreter, unless
-TESSERA_DEVICE=cuda asks for them to be staged: copied to the GPU for the
-launch and back after it (for code written against numpy, such as tests).
+TESSERA_DEVICE=cuda, hip or gpu asks for them to be staged: copied to the GPU
+for the launch and back after it (for code written against numpy, such as
+tests). The platform is the one TESSERA_DEVICE names, else HIP under a ROCm
+build of PyTorch, CUDA under any other, and without PyTorch CUDA where it has
+a device, else HIP.
 """
 
 from __future__ import annotations
@@ -13,39 +17,73 @@ import sys
 
 from .. import _tessera
 
+_platform = None
 _available = None
 _arch = {}
 _current_device = None
 
 
+def _count(platform):
+    try:
+        return _tessera.driver(platform).device_count()
+    except _tessera.DriverError:
+        return 0
+
+
+def platform():
+    """"cuda" or "hip": the runtime GPU kernels launch through."""
+    global _platform
+    if _platform is None:
+        chosen = os.environ.get("TESSERA_DEVICE", "").lower()
+        torch = sys.modules.get("torch")
+        if chosen in ("cuda", "hip"):
+            _platform = chosen
+        elif torch is not None and getattr(torch.version, "hip", None):
+            _platform = "hip"
+        elif torch is not None and getattr(torch.version, "cuda", None):
+            _platform = "cuda"
+        else:
+            _platform = "cuda" if _count("cuda") > 0 or _count("hip") == 0 else "hip"
+    return _platform
+
+
+def driver():
+    """The platform's runtime (DriverError where it cannot be opened)."""
+    return _tessera.driver(platform())
+
+
 def available():
-    """Whether a CUDA device can run kernels here."""
+    """Whether a GPU can run kernels here."""
     global _available
     if _available is None:
-        try:
-            _available = _tessera.cuda_device_count() > 0
-        except _tessera.DriverError:
-            _available = False
+        _available = _count(platform()) > 0
     return _available
 
 
 def staging():
-    """Whether host arrays are run on the GPU (TESSERA_DEVICE=cuda)."""
-    return os.environ.get("TESSERA_DEVICE", "").lower() == "cuda"
+    """Whether host arrays are run on the GPU (TESSERA_DEVICE=gpu, cuda or
+    hip)."""
+    return os.environ.get("TESSERA_DEVICE", "").lower() in ("gpu", "cuda", "hip")
 
 
 def target(device):
-    """The compile target of a device: "cuda:90"."""
+    """The compile target of a device: "cuda:90", "hip:gfx942"."""
     arch = _arch.get(device)
     if arch is None:
-        arch = _arch[device] = _tessera.cuda_arch(device)
-    return "cuda:" + arch[len("sm_"):]
+        arch = _arch[device] = driver().arch(device)
+    if platform() == "cuda":
+        return "cuda:" + arch[len("sm_"):]
+    if not arch:
+        raise RuntimeError(
+            f"cannot tell the architecture of HIP device {device} (no KFD topology "
+            "under /sys/class/kfd): set TESSERA_HIP_ARCH, e.g. TESSERA_HIP_ARCH=gfx942")
+    return "hip:" + arch
 
 
 def set_device(device):
     global _current_device
     if device != _current_device:
-        _tessera.cuda_set_device(device)
+        driver().set_device(device)
         _current_device = device
 
 
@@ -69,18 +107,18 @@ class Staging:
         for host, device, nbytes in self._copies:
             if host <= pointer.address < host + max(nbytes, 1) and host == pointer.base:
                 return device + (pointer.address - host)
-        device = _tessera.cuda_allocate(max(pointer.nbytes, 1))
-        _tessera.cuda_copy_to_device(device, pointer.base, pointer.nbytes)
+        device = driver().allocate(max(pointer.nbytes, 1))
+        driver().copy_to_device(device, pointer.base, pointer.nbytes)
         self._copies.append((pointer.base, device, pointer.nbytes))
         return device + (pointer.address - pointer.base)
 
     def finish(self):
         """Waits for the launch and copies every buffer back."""
         try:
-            _tessera.cuda_synchronize()
+            driver().synchronize()
             for host, device, nbytes in self._copies:
-                _tessera.cuda_copy_to_host(host, device, nbytes)
+                driver().copy_to_host(host, device, nbytes)
         finally:
             for _, device, _ in self._copies:
-                _tessera.cuda_release(device)
+                driver().release(device)
             self._copies = []

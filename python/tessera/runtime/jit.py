@@ -1,10 +1,10 @@
 """@tessera.jit: kernels specialised on their arguments, compiled once per
 specialisation, and launched with `kernel[grid](*args)`.
 
-Kernels run on the GPU when given GPU memory (torch CUDA tensors, or any
-object with `__cuda_array_interface__`), compiled for the device's
+Kernels run on the GPU when given GPU memory (torch CUDA or ROCm tensors, or
+any object with `__cuda_array_interface__`), compiled for the device's
 architecture; on host memory (numpy arrays, torch CPU tensors) they run in
-the host interpreter, or on the GPU with TESSERA_DEVICE=cuda (see gpu.py).
+the host interpreter, or on the GPU with TESSERA_DEVICE=gpu (see gpu.py).
 """
 
 from __future__ import annotations
@@ -166,7 +166,7 @@ class CompiledKernel:
         return binary
 
     def gpu_kernel(self, device):
-        """The kernel loaded on a CUDA device."""
+        """The kernel loaded on a GPU (of gpu.platform())."""
         loaded = self._loaded.get(device)
         if loaded is None:
             binary = self.compile_for(gpu.target(device))
@@ -174,7 +174,7 @@ class CompiledKernel:
             image = binary.binary or binary.assembly.encode()
             threads = binary.num_warps * binary.warp_size
             loaded = self._loaded[device] = _tessera.GpuKernel(
-                image, binary.name, threads, binary.shared_bytes)
+                gpu.driver(), image, binary.name, threads, binary.shared_bytes)
         return loaded
 
 
@@ -332,15 +332,16 @@ class JITFunction:
                                 num_warps, num_stages, self.debug, waves_per_eu)
         return kernel, generated
 
-    def _get_compiled(self, arguments, num_warps, num_stages):
+    def _get_compiled(self, arguments, num_warps, num_stages, waves_per_eu=0):
         arg_types, divisibility, constants, launch = self._specialize(arguments)
         key = (tuple(sorted(arg_types.items())), tuple(sorted(divisibility.items())),
-               tuple(sorted((k, repr(v)) for k, v in constants.items())), num_warps, num_stages)
+               tuple(sorted((k, repr(v)) for k, v in constants.items())), num_warps, num_stages,
+               waves_per_eu)
         entry = self.cache.get(key)
         if entry is not None and self._is_current(entry):
             return dict(entry, launch=launch)
         kernel, generated = self._compile(arg_types, divisibility, constants, num_warps,
-                                          num_stages)
+                                          num_stages, waves_per_eu)
         # Checks that kernels compile for targets absent here (CI).
         for target in filter(None, os.environ.get("TESSERA_COMPILE_CHECK", "").split(",")):
             kernel.binary_for(target.strip())
@@ -380,11 +381,11 @@ class JITFunction:
                 return False
         return True
 
-    def warmup(self, *args, grid=None, num_warps=4, num_stages=3, **kwargs):
+    def warmup(self, *args, grid=None, num_warps=4, num_stages=3, waves_per_eu=0, **kwargs):
         """Compiles for these arguments without running; returns the
         compiled kernel, whose `asm` holds the IR of each stage."""
         arguments = self._bind(args, kwargs)
-        return self._get_compiled(arguments, num_warps, num_stages)["kernel"]
+        return self._get_compiled(arguments, num_warps, num_stages, waves_per_eu)["kernel"]
 
     def run(self, *args, grid, **kwargs):
         """Launches on `grid`; the compiled kernel is returned."""
@@ -397,9 +398,12 @@ class JITFunction:
         kwargs = dict(kwargs)
         num_warps = kwargs.pop("num_warps", 4)
         num_stages = kwargs.pop("num_stages", 3)
+        # AMD's occupancy hint: wavefronts per execution unit (0: the
+        # compiler's choice); NVIDIA targets leave it.
+        waves_per_eu = kwargs.pop("waves_per_eu", 0)
         kwargs.pop("num_ctas", 1)
         arguments = self._bind(args, kwargs)
-        entry = self._get_compiled(arguments, num_warps, num_stages)
+        entry = self._get_compiled(arguments, num_warps, num_stages, waves_per_eu)
         kernel, launch = entry["kernel"], entry["launch"]
         if callable(grid):
             meta = dict(arguments)
