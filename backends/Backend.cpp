@@ -5,6 +5,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <mutex>
 
 using namespace mlir::tile;
@@ -25,6 +26,17 @@ llvm::Error targetError(const llvm::Twine &message) {
 char MissingAssemblerError::ID;
 
 void MissingAssemblerError::log(llvm::raw_ostream &os) const { os << text; }
+
+CompileOptions mlir::tile::adaptCommonOptions(const Target &target,
+                                              CompileOptions options,
+                                              bool wavesPerEU) {
+  unsigned maxWarps = 1024 / target.warpSize;
+  options.numWarps = std::clamp(options.numWarps, 1u, maxWarps);
+  options.numStages = 1;
+  if (!wavesPerEU)
+    options.wavesPerEU = 0;
+  return options;
+}
 
 void mlir::tile::registerBackend(std::unique_ptr<Backend> backend) {
   std::lock_guard<std::mutex> lock(registryMutex);

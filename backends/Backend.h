@@ -71,6 +71,12 @@ public:
   /// The target an architecture string names (without the "cuda:" or
   /// "hip:" prefix), or an error that lists what is accepted.
   virtual llvm::Expected<Target> parseTarget(llvm::StringRef arch) const = 0;
+  /// The options a kernel compiles with on `target`, from portable ones:
+  /// the vendor's knobs kept where they apply and dropped where they do not,
+  /// the rest brought within what the chip can do. Options that compile
+  /// alike come out equal, so one config list serves every vendor.
+  virtual CompileOptions adaptOptions(const Target &target,
+                                      CompileOptions options) const = 0;
 
   /// Gives every tensor of `module` (a builtin.module of tile IR) a layout
   /// for the target. Errors go to the MLIR context's diagnostics.
@@ -98,6 +104,12 @@ public:
   virtual llvm::Expected<std::string> assemble(llvm::StringRef assembly,
                                                const Target &target) const = 0;
 };
+
+/// What both backends do to options: warps capped at a 1024-thread block,
+/// num_stages at 1 (no backend pipelines loads yet, so every depth compiles
+/// alike), waves_per_eu kept only where `wavesPerEU` says it applies.
+CompileOptions adaptCommonOptions(const Target &target, CompileOptions options,
+                                  bool wavesPerEU);
 
 /// Makes `backend` available by its name; a second one of a name replaces
 /// the first (an out-of-tree backend may override a built-in one).

@@ -32,15 +32,28 @@ std::string printModule(ModuleOp module) {
 }
 } // namespace
 
-CompiledKernel mlir::tile::compileKernel(const std::string &tileIR,
-                                         const std::string &targetSpec,
-                                         const CompileOptions &options) {
+namespace {
+std::pair<Backend *, Target> resolveOrThrow(const std::string &spec) {
   static std::once_flag registered;
   std::call_once(registered, registerBuiltinBackends);
-  auto resolved = resolveTarget(targetSpec);
+  auto resolved = resolveTarget(spec);
   if (!resolved)
     throw StageError(llvm::toString(resolved.takeError()));
-  auto [backend, target] = *resolved;
+  return *resolved;
+}
+} // namespace
+
+CompileOptions mlir::tile::optionsForTarget(const std::string &target,
+                                            const CompileOptions &options) {
+  auto [backend, resolved] = resolveOrThrow(target);
+  return backend->adaptOptions(resolved, options);
+}
+
+CompiledKernel mlir::tile::compileKernel(const std::string &tileIR,
+                                         const std::string &targetSpec,
+                                         const CompileOptions &asked) {
+  auto [backend, target] = resolveOrThrow(targetSpec);
+  CompileOptions options = backend->adaptOptions(target, asked);
 
   DialectRegistry registry;
   registerKernelDialects(registry);

@@ -32,6 +32,11 @@ struct CompiledKernel {
   std::string binary, binaryNote;
 };
 
+/// The options a kernel compiles with on `target` (Backend::adaptOptions).
+/// Throws StageError for an unknown target.
+CompileOptions optionsForTarget(const std::string &target,
+                                const CompileOptions &options);
+
 /// Compiles `tileIR` (one kernel, after the target-independent pipeline) for
 /// `target` ("cuda:90", "sm_80", ...), with the built-in backends registered
 /// on first use. Throws StageError with the

@@ -22,14 +22,7 @@
 
 using namespace mlir::tile;
 
-namespace {
-
-constexpr llvm::StringLiteral kMagic = "TESSERA-KERNEL 1\n";
-
-/// What identifies this build of the compiler: the library (or program)
-/// holding this code, by size and modification time, so that a rebuilt
-/// compiler never reads the kernels of the last one.
-const std::string &compilerBuild() {
+const std::string &mlir::tile::compilerBuild() {
   static const std::string build = [] {
     Dl_info info;
     struct stat st;
@@ -42,6 +35,10 @@ const std::string &compilerBuild() {
   }();
   return build;
 }
+
+namespace {
+
+constexpr llvm::StringLiteral kMagic = "TESSERA-KERNEL 1\n";
 
 /// The fields of an entry, in order.
 template <typename Kernel, typename Fn>
@@ -225,7 +222,8 @@ CompiledKernel mlir::tile::compileKernelCached(const std::string &tileIR,
                                                const CompileOptions &options,
                                                const KernelCache &cache,
                                                std::string &note) {
-  std::string key = KernelCache::key(tileIR, target, options);
+  std::string key =
+      KernelCache::key(tileIR, target, optionsForTarget(target, options));
   std::string problem;
   if (std::optional<CompiledKernel> hit = cache.load(key, problem)) {
     note = "hit";

@@ -50,6 +50,11 @@ private:
   std::string directory;
 };
 
+/// What identifies this build of the compiler: the library (or program)
+/// holding it, by path, size and modification time, so that a rebuilt
+/// compiler never reads the kernels (or tuning results) of the last one.
+const std::string &compilerBuild();
+
 /// compileKernel through `cache`: an entry's kernel when one is there,
 /// else a compilation, stored where it has a binary. `note` gets "hit",
 /// "stored", "no binary" (not stored), or what went wrong with the cache.

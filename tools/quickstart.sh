@@ -16,7 +16,7 @@ packages=(
   cmake ninja-build ccache g++ git
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22 liblld-22-dev
   libzstd-dev zlib1g-dev libgtest-dev
-  python3 python3-dev python3-numpy python3-pytest pybind11-dev
+  python3 python3-dev python3-numpy python3-pytest python3-matplotlib pybind11-dev
 )
 
 install_missing_packages() {

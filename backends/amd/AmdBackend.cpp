@@ -134,6 +134,11 @@ class AmdBackend : public Backend {
 public:
   llvm::StringRef name() const override { return "amd"; }
 
+  CompileOptions adaptOptions(const Target &target,
+                              CompileOptions options) const override {
+    return adaptCommonOptions(target, options, /*wavesPerEU=*/true);
+  }
+
   llvm::Expected<Target> parseTarget(llvm::StringRef arch) const override {
     for (const Chip &chip : kChips)
       if (arch == chip.arch) {

@@ -133,6 +133,11 @@ class NvidiaBackend : public Backend {
 public:
   llvm::StringRef name() const override { return "nvidia"; }
 
+  CompileOptions adaptOptions(const Target &target,
+                              CompileOptions options) const override {
+    return adaptCommonOptions(target, options, /*wavesPerEU=*/false);
+  }
+
   llvm::Expected<Target> parseTarget(llvm::StringRef arch) const override {
     llvm::StringRef digits = arch;
     digits.consume_front("sm_");

@@ -76,6 +76,20 @@ PYBIND11_MODULE(_tessera, m) {
       py::call_guard<py::gil_scoped_release>(),
       "Compiles one kernel's tile IR for a target (\"cuda:90\", ...).");
   m.def(
+      "options_for_target",
+      [](const std::string &target, unsigned numWarps, unsigned numStages,
+         unsigned wavesPerEU) {
+        CompileOptions options = mlir::tile::optionsForTarget(
+            target, optionsOf(numWarps, numStages, true, false, wavesPerEU));
+        return py::make_tuple(options.numWarps, options.numStages,
+                              options.wavesPerEU);
+      },
+      py::arg("target"), py::arg("num_warps"), py::arg("num_stages"),
+      py::arg("waves_per_eu") = 0,
+      "(num_warps, num_stages, waves_per_eu) as `target` compiles them.");
+  m.def("compiler_build", &mlir::tile::compilerBuild,
+        "what identifies this build of the compiler");
+  m.def(
       "compile_cached",
       [](const std::string &tileIR, const std::string &target,
          unsigned numWarps, unsigned numStages, bool enableFpFusion, bool debug,
@@ -108,6 +122,8 @@ PYBIND11_MODULE(_tessera, m) {
       .def("device_count", &runtime::Driver::deviceCount)
       .def("arch", [](runtime::Driver &d,
                       int device) { return d.deviceInfo(device).arch; })
+      .def("device_name", [](runtime::Driver &d,
+                             int device) { return d.deviceInfo(device).name; })
       .def("set_device", &runtime::Driver::setDevice)
       .def("allocate", &runtime::Driver::allocate)
       .def("release", &runtime::Driver::release)

@@ -1,11 +1,14 @@
 """Tessera: a retargetable compiler for GPU tile kernels.
 
 Kernels are written with `tessera.language` (the names and semantics of
-`triton.language`) and compiled with `@tessera.jit`.
+`triton.language`) and compiled with `@tessera.jit`; `@tessera.autotune`
+and `@tessera.heuristics` choose their meta-parameters, and
+`tessera.testing` benchmarks them.
 """
 
-from . import language
+from . import language, testing
 from .language.core import CompilationError
+from .runtime.autotuner import Autotuner, Config, Heuristics, autotune, heuristics
 from .runtime.jit import CompiledKernel, JITFunction, compile, jit
 
 __version__ = "0.1.0"
@@ -22,5 +25,6 @@ def next_power_of_2(n):
     return 1 if n <= 1 else 1 << (n - 1).bit_length()
 
 
-__all__ = ["CompilationError", "CompiledKernel", "JITFunction", "cdiv", "compile", "jit",
-           "language", "next_power_of_2"]
+__all__ = ["Autotuner", "CompilationError", "CompiledKernel", "Config", "Heuristics",
+           "JITFunction", "autotune", "cdiv", "compile", "heuristics", "jit", "language",
+           "next_power_of_2", "testing"]

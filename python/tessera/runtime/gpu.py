@@ -80,6 +80,11 @@ def target(device):
     return "hip:" + arch
 
 
+def device_name(device):
+    """The GPU's name: "NVIDIA H100 80GB HBM3"."""
+    return driver().device_name(device)
+
+
 def set_device(device):
     global _current_device
     if device != _current_device:

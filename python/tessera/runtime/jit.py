@@ -416,6 +416,20 @@ class JITFunction:
         if any(g < 0 for g in grid):
             raise ValueError(f"{self.__name__}: grid dimensions cannot be negative, got {grid}")
         pointers = [value for _, value, kind in launch if kind == "p"]
+        device = self._placement(pointers)
+        if 0 in grid:
+            return kernel
+        if device is not None:
+            loaded = self._launch_gpu(kernel, grid, launch, device)
+            if key is not None and pointers and not any(p.on_host for p in pointers):
+                self._launcher.add(key, loaded, kernel, self._watches(entry))
+        else:
+            self._launch_host(kernel, grid, launch)
+        return kernel
+
+    def _placement(self, pointers):
+        """Where a launch with these pointer arguments runs: a GPU's index,
+        or None for the host interpreter."""
         on_gpu = [p for p in pointers if not p.on_host]
         if on_gpu and len(on_gpu) != len(pointers):
             raise ValueError(f"{self.__name__}: some arrays are on a GPU and some in host "
@@ -424,16 +438,20 @@ class JITFunction:
         if on_gpu and interpret:
             raise ValueError(f"{self.__name__}: the host interpreter runs on host memory; "
                              "the arguments are on a GPU")
-        if 0 in grid:
-            return kernel
-        if on_gpu or (not interpret and gpu.staging() and gpu.available()):
-            device = on_gpu[0].device if on_gpu else 0
-            loaded = self._launch_gpu(kernel, grid, launch, device)
-            if key is not None and len(on_gpu) == len(pointers):
-                self._launcher.add(key, loaded, kernel, self._watches(entry))
-        else:
-            self._launch_host(kernel, grid, launch)
-        return kernel
+        if on_gpu:
+            return on_gpu[0].device
+        if not interpret and gpu.staging() and gpu.available():
+            return 0
+        return None
+
+    def device_of(self, *args, **kwargs):
+        """Where these (possibly partial) arguments would run: a GPU's index,
+        or None for the host interpreter."""
+        try:
+            values = self.signature.bind_partial(*args, **kwargs).arguments.values()
+        except TypeError as e:
+            raise TypeError(f"{self.__name__}: {e}") from None
+        return self._placement([p for p in map(_as_pointer, values) if p is not None])
 
     def _launch_gpu(self, kernel, grid, launch, device):
         loaded = kernel.gpu_kernel(device)

@@ -1,0 +1,426 @@
+"""@tessera.autotune and @tessera.heuristics, with Triton's semantics.
+
+The autotuner times each config of a kernel for the values of its `key`
+arguments and launches the fastest. Configs compile in parallel threads (the
+C++ compiler releases the GIL). Results persist on disk (TESSERA_CACHE_DIR,
+else ~/.cache/tessera, under autotune/), keyed by the kernel's source, the
+key values and the argument dtypes, the device and the compiler build (not
+by the config list), so a restart does not tune again; TESSERA_RETUNE=1
+tunes again and replaces what was stored. TESSERA_PRINT_AUTOTUNING=1 prints
+each config's time and the winner; tuning that takes long prints its
+progress.
+
+A config holds portable knobs (its kwargs, num_warps, num_stages) and
+vendor ones (waves_per_eu); each backend maps them to its chip
+(`_tessera.options_for_target`), and configs that compile alike there are
+timed once, so one list serves NVIDIA and AMD.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import hashlib
+import inspect
+import json
+import os
+import sys
+import tempfile
+import time
+import warnings
+
+from .. import _tessera
+from ..language.core import CompilationError
+from . import gpu
+from .jit import JITFunction
+
+# Launch options a config passes to the kernel; the other vendor knobs of
+# Triton's configs (matrix_instr_nonkdim, kpack, maxnreg) are accepted and
+# have no effect here.
+_LAUNCH_OPTIONS = ("num_warps", "num_stages", "waves_per_eu")
+_IGNORED_OPTIONS = ("matrix_instr_nonkdim", "kpack", "maxnreg", "num_ctas")
+
+
+class Config:
+    """One point of the tuning space: meta-parameters (`kwargs`), warps per
+    program, pipelining depth, and vendor options (waves_per_eu for AMD)."""
+
+    def __init__(self, kwargs, num_warps=4, num_stages=3, num_ctas=1, maxnreg=None,
+                 pre_hook=None, **options):
+        unknown = set(options) - set(_LAUNCH_OPTIONS) - set(_IGNORED_OPTIONS)
+        if unknown:
+            raise TypeError(f"Config: unknown option {', '.join(sorted(unknown))}")
+        self.kwargs = dict(kwargs)
+        self.num_warps = num_warps
+        self.num_stages = num_stages
+        self.num_ctas = num_ctas
+        self.maxnreg = maxnreg
+        self.pre_hook = pre_hook
+        self.waves_per_eu = options.pop("waves_per_eu", 0)
+        self.options = options
+
+    def all_kwargs(self):
+        """What a launch with this config passes to the kernel."""
+        launch = {"num_warps": self.num_warps, "num_stages": self.num_stages}
+        if self.waves_per_eu:
+            launch["waves_per_eu"] = self.waves_per_eu
+        return {**self.kwargs, **launch}
+
+    def describe(self):
+        """The config as JSON data (what the tuning cache stores)."""
+        return {"kwargs": self.kwargs, "num_warps": self.num_warps,
+                "num_stages": self.num_stages, "waves_per_eu": self.waves_per_eu}
+
+    def __str__(self):
+        parts = [f"{k}: {v}" for k, v in self.kwargs.items()]
+        parts += [f"num_warps: {self.num_warps}", f"num_stages: {self.num_stages}"]
+        if self.waves_per_eu:
+            parts.append(f"waves_per_eu: {self.waves_per_eu}")
+        return ", ".join(parts)
+
+    __repr__ = __str__
+
+
+def _inner_jit(fn):
+    while not isinstance(fn, JITFunction):
+        fn = fn.fn
+    return fn
+
+
+class KernelInterface:
+    """What a decorated kernel offers: kernel[grid](...), run, warmup."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.jit = _inner_jit(fn)
+        self.arg_names = self.jit.arg_names
+        self.__name__ = self.jit.__name__
+        self.__doc__ = self.jit.__doc__
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
+
+    def _named(self, args, kwargs):
+        """The arguments by name (those given, without defaults)."""
+        return {**dict(zip(self.arg_names, args)), **kwargs}
+
+
+class Heuristics(KernelInterface):
+    """Meta-parameters computed from the other arguments."""
+
+    def __init__(self, fn, values):
+        super().__init__(fn)
+        self.values = dict(values)
+
+    def _complete(self, args, kwargs):
+        kwargs = dict(kwargs)
+        for name, rule in self.values.items():
+            kwargs[name] = rule(self._named(args, kwargs))
+        return kwargs
+
+    def run(self, *args, grid, **kwargs):
+        return self.fn.run(*args, grid=grid, **self._complete(args, kwargs))
+
+    def warmup(self, *args, **kwargs):
+        return self.fn.warmup(*args, **self._complete(args, kwargs))
+
+
+def heuristics(values):
+    """Decorates a kernel so that each `values[name](args)` (args: the
+    launch's arguments by name) is passed as the meta-parameter `name`."""
+    return lambda fn: Heuristics(fn, values)
+
+
+def _zero(value):
+    if hasattr(value, "zero_"):
+        value.zero_()
+    else:
+        value[...] = 0
+
+
+def _copy(value):
+    return value.clone() if hasattr(value, "clone") else value.copy()
+
+
+def _restore(value, saved):
+    if hasattr(value, "copy_"):
+        value.copy_(saved)
+    else:
+        value[...] = saved
+
+
+def _key_part(value):
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None and hasattr(value, "shape"):
+        return str(dtype)
+    return repr(value)
+
+
+def _cache_directory():
+    directory = os.environ.get("TESSERA_CACHE_DIR")
+    if directory is None:
+        directory = os.path.join(os.path.expanduser("~"), ".cache", "tessera")
+    return os.path.join(directory, "autotune") if directory else None
+
+
+class Autotuner(KernelInterface):
+    def __init__(self, fn, configs, key, prune_configs_by=None, reset_to_zero=None,
+                 restore_value=None, pre_hook=None, post_hook=None, warmup=None, rep=None,
+                 use_cuda_graph=False, do_bench=None, cache_results=True):
+        super().__init__(fn)
+        self.configs = list(configs) or [Config({})]
+        self.keys = list(key)
+        for name in self.keys + list(reset_to_zero or ()) + list(restore_value or ()):
+            if name not in self.arg_names:
+                raise ValueError(f"autotune of {self.__name__}: '{name}' is not an argument "
+                                 f"of the kernel ({', '.join(self.arg_names)})")
+        prune = dict(prune_configs_by or {})
+        self.perf_model = prune.get("perf_model")
+        self.top_k = prune.get("top_k", 1.0)
+        self.early_config_prune = prune.get("early_config_prune")
+        self.reset_to_zero = list(reset_to_zero or ())
+        self.restore_value = list(restore_value or ())
+        self.user_pre_hook = pre_hook
+        self.post_hook = post_hook
+        # Shorter than do_bench's defaults: tuning a small kernel should take
+        # milliseconds a config, not a tenth of a second.
+        self.warmup_ms = 10 if warmup is None else warmup
+        self.rep_ms = 40 if rep is None else rep
+        self.use_cuda_graph = use_cuda_graph
+        self.custom_bench = do_bench
+        self.cache_results = cache_results
+        self.cache = {}  # tuning key -> Config
+        self.best_config = None
+        self.configs_timings = None
+
+    # -- what the tuning is keyed by ------------------------------------
+
+    def _where(self, args, kwargs):
+        """(compile target or "host", the device's description)."""
+        device = self.jit.device_of(*args, **kwargs)
+        if device is None:
+            return "host", "host interpreter"
+        return gpu.target(device), gpu.device_name(device)
+
+    def _tuning_key(self, named, where):
+        values = [_key_part(named[k]) for k in self.keys if k in named]
+        dtypes = [str(v.dtype) for v in named.values()
+                  if hasattr(v, "dtype") and hasattr(v, "shape")]
+        return json.dumps({"key": values, "dtypes": dtypes, "target": where[0],
+                           "device": where[1]}, sort_keys=True)
+
+    def _cache_file(self, tuning_key):
+        directory = _cache_directory()
+        if not directory or not self.cache_results:
+            return None
+        identity = json.dumps([self.jit.cache_key, _tessera.compiler_build(), tuning_key])
+        digest = hashlib.sha256(identity.encode()).hexdigest()[:32]
+        return os.path.join(directory, f"{self.__name__}-{digest}.json")
+
+    def _load(self, path):
+        """The stored winner, if it is one of the configs; else None. A
+        damaged entry is reported and removed."""
+        if path is None or not os.path.exists(path):
+            return None
+        try:
+            with open(path) as f:
+                stored = json.load(f)
+            best = stored["best"]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            warnings.warn(f"tessera: the tuning result {path} is damaged ({e}); tuning "
+                          "again", RuntimeWarning, stacklevel=4)
+            try:
+                os.remove(path)
+            except OSError:
+                pass
+            return None
+        for config in self.configs:
+            if config.describe() == best:
+                return config
+        return None  # the winner left the list: tune again
+
+    def _store(self, path, tuning_key, best, timings):
+        if path is None:
+            return
+        record = {"kernel": self.__name__, "tuning_key": json.loads(tuning_key),
+                  "best": best.describe(),
+                  "timings": [[c.describe(), t] for c, t in timings.items()]}
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            fd, temporary = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+            with os.fdopen(fd, "w") as f:
+                json.dump(record, f, indent=1)
+            os.replace(temporary, path)  # whole or absent, never half-written
+        except OSError as e:
+            warnings.warn(f"tessera: cannot store the tuning result in {path}: {e}",
+                          RuntimeWarning, stacklevel=4)
+
+    # -- tuning ----------------------------------------------------------
+
+    def prune_configs(self, named, configs):
+        if self.early_config_prune:
+            configs = list(self.early_config_prune(configs, named))
+        if self.perf_model:
+            top_k = self.top_k
+            if isinstance(top_k, float) and top_k <= 1.0:
+                top_k = int(len(configs) * top_k)
+            top_k = max(1, top_k)
+            if len(configs) > top_k:
+                estimates = {c: self.perf_model(**named, **c.all_kwargs()) for c in configs}
+                configs = sorted(configs, key=estimates.get)[:top_k]
+        return configs
+
+    def _distinct(self, configs, target):
+        """The configs that compile differently on `target`, in order."""
+        if target == "host":
+            return configs
+        seen, kept = set(), []
+        for config in configs:
+            options = _tessera.options_for_target(target, config.num_warps, config.num_stages,
+                                                  config.waves_per_eu)
+            identity = (json.dumps(config.kwargs, sort_keys=True, default=repr), options)
+            if identity not in seen:
+                seen.add(identity)
+                kept.append(config)
+        return kept
+
+    def _compile_all(self, configs, args, kwargs, target):
+        """Compiles every config in parallel; returns {config: error or None}."""
+        def build(config):
+            try:
+                kernel = self.fn.warmup(*args, **kwargs, **config.all_kwargs())
+                if target != "host":
+                    kernel.binary_for(target)
+            except (CompilationError, TypeError, ValueError, RuntimeError) as e:
+                return e
+            return None
+
+        workers = max(1, min(len(configs), os.cpu_count() or 1))
+        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+            return dict(zip(configs, pool.map(build, configs)))
+
+    def _bench(self, config, args, kwargs, named, grid):
+        def call():
+            for name in self.reset_to_zero:
+                _zero(named[name])
+            if config.pre_hook:
+                config.pre_hook({**named, **config.all_kwargs()})
+            if self.user_pre_hook:
+                self.user_pre_hook(named)
+            self.fn.run(*args, grid=grid, **kwargs, **config.all_kwargs())
+            if self.post_hook:
+                self.post_hook(named, None)
+
+        from .. import testing
+        quantiles = (0.5, 0.2, 0.8)
+        if self.custom_bench is not None:
+            times = self.custom_bench(call, quantiles=quantiles)
+        elif self.use_cuda_graph:
+            times = testing.do_bench_cudagraph(call, rep=self.rep_ms, quantiles=quantiles)
+        else:
+            times = testing.do_bench(call, warmup=self.warmup_ms, rep=self.rep_ms,
+                                     quantiles=quantiles)
+        return list(times) if isinstance(times, (list, tuple)) else [times]
+
+    def _tune(self, configs, args, kwargs, named, grid, target):
+        printing = os.environ.get("TESSERA_PRINT_AUTOTUNING", "0") not in ("", "0")
+        start = time.perf_counter()
+        failures = self._compile_all(configs, args, kwargs, target)
+        saved = {name: _copy(named[name]) for name in self.restore_value}
+        timings = {}
+        try:
+            for done, config in enumerate(configs, 1):
+                error = failures[config]
+                if error is None:
+                    try:
+                        timings[config] = self._bench(config, args, kwargs, named, grid)
+                    except (CompilationError, RuntimeError, ValueError) as e:
+                        error = e
+                    finally:
+                        for name, value in saved.items():
+                            _restore(named[name], value)
+                if error is not None:
+                    first_line = str(error).strip().splitlines()[0] if str(error) else ""
+                    warnings.warn(f"tessera: autotuning {self.__name__}: config {config} "
+                                  f"skipped: {type(error).__name__}: {first_line}",
+                                  RuntimeWarning, stacklevel=4)
+                elapsed = time.perf_counter() - start
+                if printing or elapsed > 2.0:
+                    sys.stderr.write(f"tessera: tuning {self.__name__}: {done}/{len(configs)} "
+                                     f"configs, {elapsed:.1f} s\n")
+        finally:
+            # The launch that follows sees what the caller passed.
+            for name, value in saved.items():
+                _restore(named[name], value)
+            for name in self.reset_to_zero:
+                _zero(named[name])
+        if not timings:
+            raise RuntimeError(f"autotuning {self.__name__}: no config compiled and ran "
+                               "(see the warnings)")
+        best = min(timings, key=lambda c: timings[c][0])
+        if printing:
+            for config, times in timings.items():
+                print(f"tessera: {self.__name__}: {times[0]:.4f} ms  {config}")
+            print(f"tessera: {self.__name__}: best config {best} "
+                  f"({time.perf_counter() - start:.2f} s of tuning)")
+        return best, timings
+
+    # -- launching -------------------------------------------------------
+
+    def _choose(self, args, kwargs, grid):
+        named = self._named(args, kwargs)
+        taken = {k for c in self.configs for k in c.all_kwargs()} & set(kwargs)
+        if taken:
+            raise ValueError(f"{self.__name__}: {', '.join(sorted(taken))} given at launch "
+                             "and by the autotuner's configs; leave them to the configs")
+        where = self._where(args, kwargs)
+        tuning_key = self._tuning_key(named, where)
+        config = self.cache.get(tuning_key)
+        if config is not None:
+            return config
+        path = self._cache_file(tuning_key)
+        retune = os.environ.get("TESSERA_RETUNE", "0") not in ("", "0")
+        configs = self.prune_configs(named, self.configs)
+        config = None if retune else self._load(path)
+        if config is not None:
+            if os.environ.get("TESSERA_PRINT_AUTOTUNING", "0") not in ("", "0"):
+                print(f"tessera: {self.__name__}: best config {config} (stored)")
+        elif len(configs) == 1:
+            config = configs[0]
+        else:
+            configs = self._distinct(configs, where[0])
+            config, timings = self._tune(configs, args, kwargs, named, grid, where[0])
+            self.configs_timings = timings
+            self._store(path, tuning_key, config, timings)
+        self.cache[tuning_key] = config
+        return config
+
+    def run(self, *args, grid, **kwargs):
+        config = self._choose(args, kwargs, grid)
+        self.best_config = config
+        if config.pre_hook:
+            config.pre_hook({**self._named(args, kwargs), **config.all_kwargs()})
+        return self.fn.run(*args, grid=grid, **kwargs, **config.all_kwargs())
+
+    def warmup(self, *args, **kwargs):
+        """Compiles every config for these arguments; returns the kernels."""
+        configs = self.prune_configs(self._named(args, kwargs), self.configs)
+        return [self.fn.warmup(*args, **kwargs, **c.all_kwargs()) for c in configs]
+
+
+def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_value=None,
+             pre_hook=None, post_hook=None, warmup=None, rep=None, use_cuda_graph=False,
+             do_bench=None, cache_results=True):
+    """Decorates a kernel so that each launch runs the fastest of `configs`
+    for the values of the `key` arguments (tuned at the first launch with
+    new values). `reset_to_zero` names arguments zeroed before each timed
+    run, `restore_value` ones restored after tuning; `prune_configs_by`
+    takes Triton's 'perf_model', 'top_k' and 'early_config_prune'; `warmup`
+    and `rep` are do_bench's milliseconds; `do_bench` replaces the timing."""
+    def decorator(fn):
+        return Autotuner(fn, configs, key, prune_configs_by, reset_to_zero, restore_value,
+                         pre_hook, post_hook, warmup, rep, use_cuda_graph, do_bench,
+                         cache_results)
+    return decorator
+
+
+__all__ = ["Autotuner", "Config", "Heuristics", "autotune", "heuristics"]

@@ -1,0 +1,90 @@
+"""tessera.testing: do_bench's modes and quantiles, and perf_report's table,
+CSV and PNG."""
+
+import csv
+import time
+
+import numpy as np
+import pytest
+
+import tessera
+import tessera.language as tl
+from tessera import testing
+
+
+def sleeper(ms):
+    return lambda: time.sleep(ms / 1e3)
+
+
+def test_do_bench_measures_milliseconds():
+    t = testing.do_bench(sleeper(2), warmup=2, rep=20)
+    assert 1.5 < t < 20
+    low, median, high = testing.do_bench(sleeper(1), warmup=1, rep=10,
+                                         quantiles=[0.1, 0.5, 0.9])
+    assert low <= median <= high
+    runs = testing.do_bench(sleeper(1), warmup=1, rep=10, return_mode="all")
+    assert isinstance(runs, list) and len(runs) >= 5 and min(runs) >= 0.9
+    assert testing.do_bench(sleeper(1), rep=5, return_mode="min") <= \
+        testing.do_bench(sleeper(1), rep=5, return_mode="max")
+    with pytest.raises(ValueError, match="return_mode must be one of"):
+        testing.do_bench(sleeper(0), return_mode="average")
+    with pytest.raises(ValueError, match=r"quantiles lie in \[0, 1\]"):
+        testing.do_bench(sleeper(0), rep=1, quantiles=[2])
+
+
+def test_do_bench_runs_kernels():
+    @tessera.jit
+    def fill(x_ptr, BLOCK: tl.constexpr):
+        tl.store(x_ptr + tl.arange(0, BLOCK), tl.full((BLOCK,), 3.0, tl.float32))
+
+    x = np.zeros(128, np.float32)
+    t = testing.do_bench(lambda: fill[(1,)](x, BLOCK=128), warmup=1, rep=5)
+    assert t > 0
+    np.testing.assert_array_equal(x, 3.0)
+
+
+def test_cudagraph_needs_a_gpu():
+    try:
+        import torch
+        if torch.cuda.is_available():
+            pytest.skip("a GPU is here: bench/ uses do_bench_cudagraph on it")
+    except ImportError:
+        pass
+    with pytest.raises(RuntimeError, match="do_bench_cudagraph needs PyTorch with a GPU"):
+        testing.do_bench_cudagraph(sleeper(0))
+
+
+def test_perf_report_prints_saves_and_plots(tmp_path, capsys):
+    @testing.perf_report(testing.Benchmark(
+        x_names=["size"], x_vals=[128, 256, 512], line_arg="provider",
+        line_vals=["fast", "slow"], line_names=["Fast", "Slow"],
+        styles=[("blue", "-"), ("red", "--")], ylabel="GB/s", plot_name="sweep",
+        args={"scale": 2}, x_log=True))
+    def sweep(size, provider, scale):
+        figure = size * scale * (2 if provider == "fast" else 1)
+        return figure, figure - 1, figure + 1
+
+    frame = sweep.run(print_data=True, save_path=str(tmp_path), return_df=True)
+    out = capsys.readouterr().out
+    assert "sweep:" in out
+    assert out.split("sweep:")[1].split() == [
+        "size", "Fast", "Slow", "128", "512", "256", "256", "1024", "512", "512", "2048",
+        "1024"]
+    with open(tmp_path / "sweep.csv") as f:
+        rows = list(csv.reader(f))
+    assert rows[0] == ["size", "Fast", "Slow"]
+    assert [[float(v) for v in row] for row in rows[1:]] == [
+        [128, 512, 256], [256, 1024, 512], [512, 2048, 1024]]
+    png = (tmp_path / "sweep.png").read_bytes()
+    assert png.startswith(b"\x89PNG\r\n\x1a\n")
+    import matplotlib.image
+    image = matplotlib.image.imread(str(tmp_path / "sweep.png"))
+    assert image.ndim == 3 and image.shape[0] > 100 and image.shape[1] > 100
+    columns = list(frame.columns) if hasattr(frame, "columns") else frame[0]
+    assert columns == ["size", "Fast", "Slow"]
+
+
+def test_benchmark_checks_its_lines():
+    with pytest.raises(ValueError, match="line_names and line_vals differ"):
+        testing.Benchmark(x_names=["n"], x_vals=[1], line_arg="p", line_vals=[1, 2],
+                          line_names=["one"], plot_name="bad")
