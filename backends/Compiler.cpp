@@ -6,6 +6,7 @@
 #include "backends/common/Diagnostics.h"
 #include "backends/common/LowerToLLVM.h"
 #include "ir/Tile/KernelDialects.h"
+#include "ir/Tile/TileDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -43,6 +44,27 @@ std::pair<Backend *, Target> resolveOrThrow(const std::string &spec) {
 }
 } // namespace
 
+namespace {
+/// A parameter's type by Triton's name ("*fp32", "i32").
+std::string parameterType(Type type) {
+  if (auto pointer = dyn_cast<tile::PointerType>(type))
+    return "*" + parameterType(pointer.getPointeeType());
+  if (type.isInteger())
+    return "i" + std::to_string(type.getIntOrFloatBitWidth());
+  if (type.isBF16())
+    return "bf16";
+  if (isa<Float8E4M3FNType>(type))
+    return "fp8e4nv";
+  if (isa<Float8E5M2Type>(type))
+    return "fp8e5";
+  if (isa<FloatType>(type))
+    return "fp" + std::to_string(type.getIntOrFloatBitWidth());
+  std::string text;
+  llvm::raw_string_ostream(text) << type;
+  return text;
+}
+} // namespace
+
 CompileOptions mlir::tile::optionsForTarget(const std::string &target,
                                             const CompileOptions &options) {
   auto [backend, resolved] = resolveOrThrow(target);
@@ -71,8 +93,12 @@ CompiledKernel mlir::tile::compileKernel(const std::string &tileIR,
     throw StageError("cannot parse the kernel's IR:\n" + diagnostics.text());
   CompiledKernel kernel;
   for (auto func : module->getOps<func::FuncOp>())
-    if (func.isPublic() && !func.isExternal())
+    if (func.isPublic() && !func.isExternal()) {
       kernel.name = func.getName().str();
+      kernel.parameterTypes.clear();
+      for (Type type : func.getArgumentTypes())
+        kernel.parameterTypes.push_back(parameterType(type));
+    }
   if (kernel.name.empty())
     throw StageError("the module has no kernel (a public function)");
   kernel.backend = target.backend;

@@ -13,6 +13,7 @@
 #include "backends/common/Stages.h"
 
 #include <string>
+#include <vector>
 
 namespace mlir::tile {
 
@@ -25,6 +26,9 @@ struct CompiledKernel {
   unsigned numWarps = 4;
   /// Dynamic shared memory each block needs.
   unsigned sharedBytes = 0;
+  /// The kernel's parameters' types, in order, by Triton's names: "*fp32",
+  /// "i32", "fp16"...
+  std::vector<std::string> parameterTypes;
   /// The stages: tile IR with layouts, LLVM IR (optimised), assembly.
   std::string tileLayout, llvmIR, assembly;
   /// What the driver loads; empty when the assembler is missing, in which

@@ -38,7 +38,7 @@ const std::string &mlir::tile::compilerBuild() {
 
 namespace {
 
-constexpr llvm::StringLiteral kMagic = "TESSERA-KERNEL 1\n";
+constexpr llvm::StringLiteral kMagic = "TESSERA-KERNEL 2\n";
 
 /// The fields of an entry, in order.
 template <typename Kernel, typename Fn>
@@ -49,6 +49,7 @@ void forEachField(Kernel &kernel, Fn fn) {
   fn(kernel.warpSize);
   fn(kernel.numWarps);
   fn(kernel.sharedBytes);
+  fn(kernel.parameterTypes);
   fn(kernel.tileLayout);
   fn(kernel.llvmIR);
   fn(kernel.assembly);
@@ -82,6 +83,16 @@ public:
   bool read(unsigned &field) {
     std::string text;
     return read(text) && !llvm::StringRef(text).getAsInteger(10, field);
+  }
+  bool read(std::vector<std::string> &field) {
+    unsigned count = 0;
+    if (!read(count) || count > rest.size())
+      return false;
+    field.resize(count);
+    for (std::string &item : field)
+      if (!read(item))
+        return false;
+    return true;
   }
   bool atEnd() const { return rest.empty(); }
 
@@ -181,10 +192,16 @@ KernelCache::store(const std::string &key, const CompiledKernel &kernel) const {
   std::string body;
   writeField(body, key);
   forEachField(kernel, [&](const auto &field) {
-    if constexpr (std::is_same_v<std::decay_t<decltype(field)>, unsigned>)
+    using Field = std::decay_t<decltype(field)>;
+    if constexpr (std::is_same_v<Field, unsigned>) {
       writeField(body, std::to_string(field));
-    else
+    } else if constexpr (std::is_same_v<Field, std::vector<std::string>>) {
+      writeField(body, std::to_string(field.size()));
+      for (const std::string &item : field)
+        writeField(body, item);
+    } else {
       writeField(body, field);
+    }
   });
   char checksum[8];
   llvm::support::endian::write64le(checksum, llvm::xxh3_64bits(body));

@@ -10,6 +10,7 @@
 #include "frontend/Builder.h"
 #include "python/src/Launch.h"
 #include "runtime/Driver.h"
+#include "runtime/capi/LaunchSource.h"
 #include "runtime/host/HostModule.h"
 
 #include <pybind11/pybind11.h>
@@ -55,6 +56,7 @@ PYBIND11_MODULE(_tessera, m) {
       .def_readonly("warp_size", &CompiledKernel::warpSize)
       .def_readonly("num_warps", &CompiledKernel::numWarps)
       .def_readonly("shared_bytes", &CompiledKernel::sharedBytes)
+      .def_readonly("parameter_types", &CompiledKernel::parameterTypes)
       .def_readonly("tile_layout", &CompiledKernel::tileLayout)
       .def_readonly("llvm_ir", &CompiledKernel::llvmIR)
       .def_readonly("assembly", &CompiledKernel::assembly)
@@ -87,6 +89,41 @@ PYBIND11_MODULE(_tessera, m) {
       py::arg("target"), py::arg("num_warps"), py::arg("num_stages"),
       py::arg("waves_per_eu") = 0,
       "(num_warps, num_stages, waves_per_eu) as `target` compiles them.");
+  m.def(
+      "launch_source",
+      [](const std::string &prefix, const CompiledKernel &kernel,
+         const std::string &target,
+         const std::vector<std::pair<std::string, std::string>> &parameters,
+         const std::map<std::string, std::string> &constants) {
+        runtime::LaunchSpec spec;
+        spec.prefix = prefix;
+        spec.kernel = kernel.name;
+        spec.platform = kernel.backend == "amd" ? "hip" : "cuda";
+        spec.arch = kernel.arch;
+        spec.target = target;
+        spec.numWarps = kernel.numWarps;
+        spec.warpSize = kernel.warpSize;
+        spec.sharedBytes = kernel.sharedBytes;
+        spec.image = kernel.binary.empty() ? kernel.assembly : kernel.binary;
+        spec.imageKind = !kernel.binary.empty()
+                             ? (kernel.backend == "amd" ? "hsaco" : "cubin")
+                             : "ptx";
+        for (const auto &[name, type] : parameters)
+          spec.parameters.push_back({name, type});
+        spec.constants = constants;
+        runtime::LaunchSource source;
+        try {
+          source = runtime::emitLaunchSource(spec);
+        } catch (const std::invalid_argument &e) {
+          throw py::value_error(e.what());
+        }
+        return py::make_tuple(source.header, source.source, source.metadata,
+                              py::bytes(spec.image), spec.imageKind);
+      },
+      py::arg("prefix"), py::arg("kernel"), py::arg("target"),
+      py::arg("parameters"), py::arg("constants"),
+      "(header, source, JSON, binary, binary kind) of a C launcher "
+      "(runtime/capi/LaunchSource.h).");
   m.def("compiler_build", &mlir::tile::compilerBuild,
         "what identifies this build of the compiler");
   m.def(

@@ -6,6 +6,12 @@
 //   tessera-opt k.mlir -tile-default-pipeline |
 //     tessera-compile --target=sm_90 --emit=asm
 //
+// A Python file goes to the Python frontend (tessera.aot), which writes the
+// binary, a JSON description and a C launcher:
+//
+//   tessera-compile vector_add.py -n add_kernel --target cuda:90 -o out
+//     -s "*fp32:16, *fp32:16, *fp32:16, i32, 1024"
+//
 //===----------------------------------------------------------------------===//
 
 #include "backends/Compiler.h"
@@ -14,8 +20,15 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+#include <vector>
 
 using namespace mlir::tile;
 
@@ -43,9 +56,52 @@ llvm::cl::opt<Emit> emit(
         clEnumValN(Emit::Binary, "bin", "the binary (cubin, HSACO)"),
         clEnumValN(Emit::Metadata, "metadata",
                    "name, target, warps, shared memory")));
+/// Runs `python -m tessera.aot` with these arguments, the package found
+/// beside this program (a build tree's python/) before PYTHONPATH. Returns
+/// only where it cannot.
+int runPythonFrontend(char **argv) {
+#ifdef TESSERA_PYTHON
+  const char *python = std::getenv("TESSERA_PYTHON");
+  if (!python)
+    python = TESSERA_PYTHON;
+  std::string self = llvm::sys::fs::getMainExecutable(
+      argv[0], reinterpret_cast<void *>(&runPythonFrontend));
+  llvm::SmallString<256> package(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(self)));
+  llvm::sys::path::append(package, "python");
+  if (llvm::sys::fs::is_directory(package)) {
+    std::string path = package.str().str();
+    if (const char *existing = std::getenv("PYTHONPATH"); existing && *existing)
+      path += ":" + std::string(existing);
+    setenv("PYTHONPATH", path.c_str(), 1);
+  }
+  std::vector<char *> args = {const_cast<char *>(python),
+                              const_cast<char *>("-m"),
+                              const_cast<char *>("tessera.aot")};
+  for (char **arg = argv + 1; *arg; ++arg)
+    args.push_back(*arg);
+  args.push_back(nullptr);
+  execvp(python, args.data());
+  llvm::WithColor::error() << "cannot run " << python << ": "
+                           << std::strerror(errno) << "\n";
+#else
+  (void)argv;
+  llvm::WithColor::error()
+      << "this tessera-compile was built without Python: it compiles tile IR "
+         "only\n";
+#endif
+  return 1;
+}
+
+bool isPythonFile(llvm::StringRef arg) {
+  return arg.ends_with(".py") && !arg.starts_with("-");
+}
 } // namespace
 
 int main(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i)
+    if (isPythonFile(argv[i]))
+      return runPythonFrontend(argv);
   llvm::InitLLVM init(argc, argv);
   llvm::cl::ParseCommandLineOptions(argc, argv,
                                     "compile a tile kernel for a target\n");

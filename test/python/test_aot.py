@@ -1,0 +1,193 @@
+"""tessera-compile (tessera.aot): kernels of Python files compiled ahead of
+time for any target, with a C launcher that C programs build, link and run
+(on the GPU where there is one; elsewhere they report why not, and a
+stand-in HIP runtime records what a launch was given)."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tessera
+from tessera import aot
+
+REPO = Path(__file__).resolve().parents[2]
+VECTOR_ADD = REPO / "examples" / "python" / "vector_add.py"
+SIGNATURE = "*fp32:16, *fp32:16, *fp32:16, i32, 1024"
+BUILD = Path(os.path.abspath(tessera.__file__)).parent.parent.parent  # <build>/python/tessera
+
+
+def run_aot(*args, tool=None):
+    command = [str(tool)] if tool else [sys.executable, "-m", "tessera.aot"]
+    env = dict(os.environ)
+    env.pop("TESSERA_COMPILE_CHECK", None)
+    return subprocess.run(command + [str(a) for a in args], capture_output=True, text=True,
+                          env=env, timeout=300)
+
+
+def runtime_library():
+    include, lib = aot.runtime_paths()
+    if not os.path.exists(os.path.join(lib, "libtessera_runtime.so")):
+        pytest.skip("libtessera_runtime is not built beside this tessera")
+    return include, lib
+
+
+def c_compiler():
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler here")
+    return cc
+
+
+@pytest.mark.parametrize("target,lanes,kind", [("cuda:90", 32, None),
+                                               ("hip:gfx942", 64, "hsaco"),
+                                               ("hip:gfx1100", 32, "hsaco")])
+def test_writes_binary_description_and_c(tmp_path, target, lanes, kind):
+    done = run_aot(VECTOR_ADD, "-n", "add_kernel", "-s", SIGNATURE, "--target", target,
+                   "-o", tmp_path, "-on", "vadd")
+    assert done.returncode == 0, done.stderr
+    meta = json.loads((tmp_path / "vadd.json").read_text())
+    assert meta["kernel"] == "add_kernel" and meta["target"] == target
+    assert meta["threads_per_block"] == 4 * lanes and meta["warp_size"] == lanes
+    assert meta["platform"] == ("hip" if target.startswith("hip") else "cuda")
+    assert [(p["name"], p["type"], p["c_type"]) for p in meta["parameters"]] == [
+        ("x_ptr", "*fp32:16", "uint64_t"), ("y_ptr", "*fp32:16", "uint64_t"),
+        ("output_ptr", "*fp32:16", "uint64_t"), ("n_elements", "i32", "int32_t")]
+    assert meta["constants"] == {"BLOCK_SIZE": "1024"}
+    binary = (tmp_path / meta["binary"]).read_bytes()
+    if kind:
+        assert meta["binary"] == f"vadd.{kind}"
+    if meta["binary"].endswith((".cubin", ".hsaco")):
+        assert binary.startswith(b"\x7fELF")
+    else:  # no ptxas here: PTX, which the driver compiles at load
+        assert b".entry add_kernel" in binary
+    header = (tmp_path / "vadd.h").read_text()
+    assert ("int vadd(void *stream, unsigned grid_x, unsigned grid_y, unsigned grid_z, "
+            "uint64_t x_ptr, uint64_t y_ptr, uint64_t output_ptr, int32_t n_elements);"
+            in header)
+    source = (tmp_path / "vadd.c").read_text()
+    assert f"tessera_launch(vadd_kernel, grid, {4 * lanes}, 0, args, stream)" in source
+    assert (tmp_path / "tessera_runtime.h").exists()
+
+
+def test_the_cpp_tool_takes_python_files(tmp_path):
+    tool = BUILD / "bin" / "tessera-compile"
+    if not tool.exists():
+        pytest.skip("tessera-compile is not built beside this tessera")
+    done = run_aot(VECTOR_ADD, "-n", "add_kernel", "-s", SIGNATURE, "--target", "hip:gfx942",
+                   "-o", tmp_path, tool=tool)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "add_kernel.hsaco").read_bytes().startswith(b"\x7fELF")
+
+
+def build_program(tmp_path, main, *defines):
+    include, lib = runtime_library()
+    program = tmp_path / "program"
+    compiled = subprocess.run(
+        [c_compiler(), "-std=c11", "-Wall", "-Werror", *defines, str(main), "-x", "none",
+         *map(str, tmp_path.glob("*.c")), "-I", str(tmp_path), "-L", lib, "-ltessera_runtime",
+         f"-Wl,-rpath,{lib}", "-ldl", "-o", str(program)],
+        capture_output=True, text=True)
+    assert compiled.returncode == 0, compiled.stderr
+    return program
+
+
+def test_a_c_program_launches_the_kernel(tmp_path, device):
+    done = run_aot(VECTOR_ADD, "-n", "add_kernel", "-s", SIGNATURE, "--target",
+                   tessera.runtime.gpu.target(0) if device != "interpreter" else "cuda:90",
+                   "-o", tmp_path)
+    assert done.returncode == 0, done.stderr
+    platform = "TESSERA_PLATFORM_HIP" if device == "hip" else "TESSERA_PLATFORM_CUDA"
+    program = build_program(tmp_path, REPO / "test" / "python" / "aot" / "vector_add_main.c",
+                            f"-DPLATFORM={platform}")
+    env = dict(os.environ)
+    if device == "interpreter":  # no GPU: the reason, and a distinct status
+        env["TESSERA_CUDA_LIBRARY"] = "/nonexistent/libcuda.so.1"
+    ran = subprocess.run([str(program)], capture_output=True, text=True, env=env, timeout=120)
+    if device == "interpreter":
+        assert ran.returncode == 2, ran.stdout + ran.stderr
+        assert "no GPU" in ran.stderr and "/nonexistent/libcuda.so.1" in ran.stderr
+    else:
+        assert ran.returncode == 0, ran.stdout + ran.stderr
+        assert "add_kernel from C: 98432 sums match" in ran.stdout
+
+
+FAKE_KERNEL = '''
+import tessera
+import tessera.language as tl
+
+@tessera.jit
+def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offsets, tl.load(x_ptr + offsets, mask=offsets < n), mask=offsets < n)
+'''
+
+FAKE_MAIN = r'''
+#include "k.h"
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct launch { unsigned grid[3], block[3], shared; void *stream; uint64_t x, y; int32_t n; };
+
+int main(void) {
+  uint64_t x, y;
+  if (tessera_set_device(TESSERA_PLATFORM_HIP, 0) ||
+      tessera_allocate(TESSERA_PLATFORM_HIP, 4096, &x) ||
+      tessera_allocate(TESSERA_PLATFORM_HIP, 4096, &y) ||
+      k((void *)0x1234, 3, 2, 1, x, y, 1000)) {
+    fprintf(stderr, "%s\n", tessera_last_error());
+    return 1;
+  }
+  void *fake = dlopen(getenv("TESSERA_HIP_LIBRARY"), RTLD_NOW);
+  const struct launch *(*last)(void) =
+      (const struct launch *(*)(void))dlsym(fake, "fakeHipLastLaunch");
+  const struct launch *l = last();
+  printf("grid %u %u %u block %u shared %u stream %p n %d args %d\n", l->grid[0], l->grid[1],
+         l->grid[2], l->block[0], l->shared, l->stream, l->n, l->x == x && l->y == y);
+  return 0;
+}
+'''
+
+
+@pytest.mark.parametrize("arch,lanes", [("gfx942", 64), ("gfx1100", 32)])
+def test_a_c_program_launches_through_hip(tmp_path, arch, lanes):
+    fake = BUILD / "lib" / "libtessera_fake_hip.so"
+    if not fake.exists():
+        pytest.skip("the stand-in HIP library is not built beside this tessera")
+    (tmp_path / "kernel.py").write_text(FAKE_KERNEL)
+    done = run_aot(tmp_path / "kernel.py", "-n", "k", "-s", "*fp32, *fp32, i32, 256",
+                   "--target", f"hip:{arch}", "-o", tmp_path)
+    assert done.returncode == 0, done.stderr
+    main = tmp_path / "program.c.in"
+    main.write_text(FAKE_MAIN)
+    program = build_program(tmp_path, main, "-x", "c")
+    ran = subprocess.run([str(program)], capture_output=True, text=True, timeout=60,
+                         env=dict(os.environ, TESSERA_HIP_LIBRARY=str(fake)))
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip() == (f"grid 3 2 1 block {4 * lanes} shared 0 stream 0x1234 "
+                                  "n 1000 args 1")
+
+
+@pytest.mark.parametrize("args,message", [
+    (["-n", "missing", "-s", SIGNATURE, "--target", "cuda:90"],
+     "has no @tessera.jit kernel named 'missing'"),
+    (["-n", "add_kernel", "-s", "*fp32, *fp32, *fp32, i32, i32", "--target", "cuda:90"],
+     "'BLOCK_SIZE' is a tl.constexpr: the signature must give its value, not 'i32'"),
+    (["-n", "add_kernel", "-s", SIGNATURE + ", 3", "--target", "cuda:90"],
+     "the signature has 6 entries; add_kernel takes 5 arguments"),
+    (["-n", "add_kernel", "-s", SIGNATURE, "--target", "tpu:v5"], "unknown target 'tpu:v5'"),
+    (["-n", "add_kernel", "-s", "*fp32, *fp32, *fp32, q7, 1024", "--target", "cuda:90"],
+     "'n_elements' has type 'q7' in the signature"),
+    (["-n", "add_kernel", "-s", SIGNATURE, "--target", "cuda:90", "-on", "not-an-id"],
+     "'not-an-id' cannot name C functions"),
+])
+def test_errors_are_named(tmp_path, args, message):
+    done = run_aot(VECTOR_ADD, *args, "-o", tmp_path)
+    assert done.returncode == 1
+    assert message in done.stderr and "Traceback" not in done.stderr
+    assert not list(tmp_path.iterdir())  # nothing half-written
