@@ -647,46 +647,39 @@ private:
     auto intrinsic = call.getIntrinsicID();
     Type *type = call.getType();
     Bits a = value(lane, call.getArgOperand(0));
+    using IntOp = APInt (*)(const APInt &, const APInt &);
+    using FloatOp = APFloat (*)(const APFloat &, const APFloat &);
+    static const DenseMap<Intrinsic::ID, IntOp> intOps = {
+        {Intrinsic::smax,
+         [](const APInt &x, const APInt &y) { return APIntOps::smax(x, y); }},
+        {Intrinsic::smin,
+         [](const APInt &x, const APInt &y) { return APIntOps::smin(x, y); }},
+        {Intrinsic::umax,
+         [](const APInt &x, const APInt &y) { return APIntOps::umax(x, y); }},
+        {Intrinsic::umin,
+         [](const APInt &x, const APInt &y) { return APIntOps::umin(x, y); }}};
+    static const DenseMap<Intrinsic::ID, FloatOp> floatOps = {
+        {Intrinsic::maxnum, llvm::maxnum},
+        {Intrinsic::minnum, llvm::minnum},
+        {Intrinsic::maximum, llvm::maximum},
+        {Intrinsic::minimum, llvm::minimum}};
     Bits out;
     for (unsigned i = 0; i < a.size(); ++i) {
-      APInt x = a[i];
-      APInt y =
-          call.arg_size() > 1 ? value(lane, call.getArgOperand(1))[i] : APInt();
-      switch (intrinsic) {
-      case Intrinsic::smax:
-        out.push_back(APIntOps::smax(x, y));
-        break;
-      case Intrinsic::smin:
-        out.push_back(APIntOps::smin(x, y));
-        break;
-      case Intrinsic::umax:
-        out.push_back(APIntOps::umax(x, y));
-        break;
-      case Intrinsic::umin:
-        out.push_back(APIntOps::umin(x, y));
-        break;
-      case Intrinsic::maxnum:
-        out.push_back(
-            maxnum(toFloat(type, x), toFloat(type, y)).bitcastToAPInt());
-        break;
-      case Intrinsic::minnum:
-        out.push_back(
-            minnum(toFloat(type, x), toFloat(type, y)).bitcastToAPInt());
-        break;
-      case Intrinsic::maximum:
-        out.push_back(
-            maximum(toFloat(type, x), toFloat(type, y)).bitcastToAPInt());
-        break;
-      case Intrinsic::minimum:
-        out.push_back(
-            minimum(toFloat(type, x), toFloat(type, y)).bitcastToAPInt());
-        break;
-      case Intrinsic::fabs:
+      const APInt &x = a[i];
+      if (intrinsic == Intrinsic::fabs) {
         out.push_back(llvm::abs(toFloat(type, x)).bitcastToAPInt());
-        break;
-      default:
-        return fail(lane, call, "a call the simulator does not know");
+        continue;
       }
+      auto intOp = intOps.find(intrinsic);
+      auto floatOp = floatOps.find(intrinsic);
+      if (call.arg_size() != 2 ||
+          (intOp == intOps.end() && floatOp == floatOps.end()))
+        return fail(lane, call, "a call the simulator does not know");
+      APInt y = value(lane, call.getArgOperand(1))[i];
+      out.push_back(intOp != intOps.end()
+                        ? intOp->second(x, y)
+                        : floatOp->second(toFloat(type, x), toFloat(type, y))
+                              .bitcastToAPInt());
     }
     lane.values[&call] = std::move(out);
     return true;
