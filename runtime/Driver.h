@@ -84,6 +84,18 @@ public:
   virtual void copyToDevice(uint64_t dst, const void *src, size_t bytes) = 0;
   virtual void copyToHost(void *dst, uint64_t src, size_t bytes) = 0;
   virtual void synchronize() = 0;
+
+  // Timing, for do_bench: events recorded on a stream, and an asynchronous
+  // fill (to flush the L2 cache between runs). An event is an opaque
+  // handle, destroyed by destroyEvent.
+  virtual uint64_t createEvent() = 0;
+  virtual void recordEvent(uint64_t event, void *stream) = 0;
+  /// Milliseconds from `start` to `end`, once `end` has happened.
+  virtual float elapsedMilliseconds(uint64_t start, uint64_t end) = 0;
+  virtual void destroyEvent(uint64_t event) = 0;
+  /// Sets `words` 32-bit words at `address` to `value`, on `stream`.
+  virtual void fill(uint64_t address, uint32_t value, size_t words,
+                    void *stream) = 0;
 };
 
 } // namespace mlir::tile::runtime

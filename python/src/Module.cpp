@@ -173,7 +173,19 @@ PYBIND11_MODULE(_tessera, m) {
              d.copyToHost(reinterpret_cast<void *>(dst), src, bytes);
            })
       .def("synchronize", &runtime::Driver::synchronize,
-           py::call_guard<py::gil_scoped_release>());
+           py::call_guard<py::gil_scoped_release>())
+      .def("create_event", &runtime::Driver::createEvent)
+      .def("record_event",
+           [](runtime::Driver &d, uint64_t event, uint64_t stream) {
+             d.recordEvent(event, reinterpret_cast<void *>(stream));
+           })
+      .def("elapsed_ms", &runtime::Driver::elapsedMilliseconds,
+           py::call_guard<py::gil_scoped_release>())
+      .def("destroy_event", &runtime::Driver::destroyEvent)
+      .def("fill", [](runtime::Driver &d, uint64_t address, uint32_t value,
+                      size_t words, uint64_t stream) {
+        d.fill(address, value, words, reinterpret_cast<void *>(stream));
+      });
   m.def(
       "driver",
       [](const std::string &platform) -> runtime::Driver & {

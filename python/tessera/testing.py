@@ -1,8 +1,9 @@
 """Benchmarking, with the names and semantics of `triton.testing`.
 
-`do_bench` times a callable with device events on the GPU (PyTorch's CUDA or
-ROCm build), flushing the L2 cache before each run; where kernels run on the
-host interpreter it times with the host's clock. `Benchmark` and
+`do_bench` times a callable with device events on the GPU (PyTorch's, where
+it is imported, else those of Tessera's runtime), flushing the L2 cache before
+each run; with no GPU (kernels on the host interpreter) it times with the
+host's clock. `Benchmark` and
 `perf_report` run a sweep and print, save (CSV) and plot (PNG) it.
 """
 
@@ -59,34 +60,89 @@ def _zero_grads(grad_to_none):
         x.grad = None
 
 
-class _DeviceTimer:
-    """CUDA (or HIP) events on PyTorch's current stream, and an L2 flush."""
+class _EventTimer:
+    """Device events around each run, the L2 cache flushed before it (256
+    MB written: more than the L2 of any GPU this runs on)."""
+
+    FLUSH_BYTES = 256 * 1024 * 1024
+
+    def time(self, fn, runs, flush=True, grad_to_none=None):
+        pairs = [(self.event(), self.event()) for _ in range(runs)]
+        try:
+            for start, end in pairs:
+                _zero_grads(grad_to_none)
+                if flush:
+                    self.flush()
+                self.record(start)
+                fn()
+                self.record(end)
+            self.synchronize()
+            return [self.elapsed(start, end) for start, end in pairs]
+        finally:
+            for start, end in pairs:
+                self.forget(start)
+                self.forget(end)
+
+
+class _TorchTimer(_EventTimer):
+    """PyTorch's events on its current stream (where Tessera launches)."""
 
     def __init__(self, torch):
         self.torch = torch
-        # 256 MB: more than the L2 of any GPU it runs on.
-        self.flush_buffer = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int,
-                                        device="cuda")
+        self.flush_buffer = torch.empty(self.FLUSH_BYTES // 4, dtype=torch.int, device="cuda")
 
-    def synchronize(self):
-        self.torch.cuda.synchronize()
+    def event(self):
+        return self.torch.cuda.Event(enable_timing=True)
+
+    def record(self, event):
+        event.record()
+
+    def elapsed(self, start, end):
+        return start.elapsed_time(end)
+
+    def forget(self, event):
+        pass
 
     def flush(self):
         self.flush_buffer.zero_()
 
-    def time(self, fn, runs, flush=True, grad_to_none=None):
-        event = self.torch.cuda.Event
-        starts = [event(enable_timing=True) for _ in range(runs)]
-        ends = [event(enable_timing=True) for _ in range(runs)]
-        for start, end in zip(starts, ends):
-            _zero_grads(grad_to_none)
-            if flush:
-                self.flush()
-            start.record()
-            fn()
-            end.record()
-        self.synchronize()
-        return [s.elapsed_time(e) for s, e in zip(starts, ends)]
+    def synchronize(self):
+        self.torch.cuda.synchronize()
+
+    def close(self):
+        pass
+
+
+class _DriverTimer(_EventTimer):
+    """Tessera's runtime's events on the default stream, where there is a
+    GPU and no PyTorch."""
+
+    def __init__(self):
+        from .runtime import gpu
+        self.driver = gpu.driver()
+        gpu.set_device(gpu._current_device or 0)
+        self.flush_buffer = self.driver.allocate(self.FLUSH_BYTES)
+
+    def event(self):
+        return self.driver.create_event()
+
+    def record(self, event):
+        self.driver.record_event(event, 0)
+
+    def elapsed(self, start, end):
+        return self.driver.elapsed_ms(start, end)
+
+    def forget(self, event):
+        self.driver.destroy_event(event)
+
+    def flush(self):
+        self.driver.fill(self.flush_buffer, 0, self.FLUSH_BYTES // 4, 0)
+
+    def synchronize(self):
+        self.driver.synchronize()
+
+    def close(self):
+        self.driver.release(self.flush_buffer)
 
 
 class _HostTimer:
@@ -105,10 +161,19 @@ class _HostTimer:
             times.append((time.perf_counter() - start) * 1e3)
         return times
 
+    def close(self):
+        pass
+
 
 def _timer():
     torch = _torch_gpu()
-    return _DeviceTimer(torch) if torch is not None else _HostTimer()
+    if torch is not None:
+        return _TorchTimer(torch)
+    from .runtime import gpu
+    interpret = os.environ.get("TESSERA_INTERPRET", "0") not in ("", "0")
+    if not interpret and gpu.available():
+        return _DriverTimer()
+    return _HostTimer()
 
 
 def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None,
@@ -123,14 +188,18 @@ def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None,
         raise ValueError(f"return_mode must be one of {', '.join(_RETURN_MODES)}, "
                          f"got {return_mode!r}")
     timer = _timer()
-    fn()
-    timer.synchronize()
-    estimate = statistics.fmean(timer.time(fn, 5)) or 1e-3
-    warmups = max(1, int(warmup / estimate))
-    runs = max(1, int(rep / estimate))
-    for _ in range(warmups):
+    try:
         fn()
-    return _summarise(timer.time(fn, runs, grad_to_none=grad_to_none), quantiles, return_mode)
+        timer.synchronize()
+        estimate = statistics.fmean(timer.time(fn, 5)) or 1e-3
+        warmups = max(1, int(warmup / estimate))
+        runs = max(1, int(rep / estimate))
+        for _ in range(warmups):
+            fn()
+        times = timer.time(fn, runs, grad_to_none=grad_to_none)
+    finally:
+        timer.close()
+    return _summarise(times, quantiles, return_mode)
 
 
 def do_bench_cudagraph(fn, rep=20, grad_to_none=None, quantiles=None, return_mode="mean"):
@@ -146,7 +215,7 @@ def do_bench_cudagraph(fn, rep=20, grad_to_none=None, quantiles=None, return_mod
         fn()  # compiles and loads before the capture
         _zero_grads(grad_to_none)
         torch.cuda.synchronize()
-        timer = _DeviceTimer(torch)
+        timer = _TorchTimer(torch)
         single = torch.cuda.CUDAGraph()
         with torch.cuda.graph(single):
             fn()

@@ -22,6 +22,7 @@ using CUcontext = void *;
 using CUmodule = void *;
 using CUfunction = void *;
 using CUstream = void *;
+using CUevent = void *;
 
 constexpr int kAttrWarpSize = 10;
 constexpr int kAttrMultiprocessors = 16;
@@ -59,6 +60,12 @@ struct Api {
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
+  CUresult (*cuEventCreate)(CUevent *, unsigned);
+  CUresult (*cuEventRecord)(CUevent, CUstream);
+  CUresult (*cuEventSynchronize)(CUevent);
+  CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
+  CUresult (*cuEventDestroy)(CUevent);
+  CUresult (*cuMemsetD32Async)(CUdeviceptr, unsigned, size_t, CUstream);
 };
 
 class CudaDriver;
@@ -213,6 +220,37 @@ public:
     check(api.cuCtxSynchronize(), "cuCtxSynchronize");
   }
 
+  uint64_t createEvent() override {
+    ensureContext();
+    CUevent event;
+    check(api.cuEventCreate(&event, 0), "cuEventCreate");
+    return reinterpret_cast<uint64_t>(event);
+  }
+  void recordEvent(uint64_t event, void *stream) override {
+    check(api.cuEventRecord(reinterpret_cast<CUevent>(event),
+                            static_cast<CUstream>(stream)),
+          "cuEventRecord");
+  }
+  float elapsedMilliseconds(uint64_t start, uint64_t end) override {
+    check(api.cuEventSynchronize(reinterpret_cast<CUevent>(end)),
+          "cuEventSynchronize");
+    float ms = 0;
+    check(api.cuEventElapsedTime(&ms, reinterpret_cast<CUevent>(start),
+                                 reinterpret_cast<CUevent>(end)),
+          "cuEventElapsedTime");
+    return ms;
+  }
+  void destroyEvent(uint64_t event) override {
+    check(api.cuEventDestroy(reinterpret_cast<CUevent>(event)),
+          "cuEventDestroy");
+  }
+  void fill(uint64_t address, uint32_t value, size_t words,
+            void *stream) override {
+    check(api.cuMemsetD32Async(address, value, words,
+                               static_cast<CUstream>(stream)),
+          "cuMemsetD32Async");
+  }
+
   Api api;
 };
 
@@ -277,6 +315,12 @@ std::unique_ptr<CudaDriver> openCuda(std::string &whyNot) {
   library.bind(api.cuMemFree, "cuMemFree_v2");
   library.bind(api.cuMemcpyHtoD, "cuMemcpyHtoD_v2");
   library.bind(api.cuMemcpyDtoH, "cuMemcpyDtoH_v2");
+  library.bind(api.cuEventCreate, "cuEventCreate");
+  library.bind(api.cuEventRecord, "cuEventRecord");
+  library.bind(api.cuEventSynchronize, "cuEventSynchronize");
+  library.bind(api.cuEventElapsedTime, "cuEventElapsedTime");
+  library.bind(api.cuEventDestroy, "cuEventDestroy_v2");
+  library.bind(api.cuMemsetD32Async, "cuMemsetD32Async");
   if (!library.complete()) {
     whyNot = library.whyNot() + "; the driver is too old";
     return nullptr;

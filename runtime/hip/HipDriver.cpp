@@ -26,6 +26,7 @@ using hipError_t = int;
 using hipModule_t = void *;
 using hipFunction_t = void *;
 using hipStream_t = void *;
+using hipEvent_t = void *;
 
 // hipDeviceAttribute_t values (hip_runtime_api.h).
 constexpr int kAttrMaxSharedPerBlock = 74;
@@ -54,6 +55,12 @@ struct Api {
   hipError_t (*hipFree)(void *);
   hipError_t (*hipMemcpyHtoD)(void *, const void *, size_t);
   hipError_t (*hipMemcpyDtoH)(void *, void *, size_t);
+  hipError_t (*hipEventCreate)(hipEvent_t *);
+  hipError_t (*hipEventRecord)(hipEvent_t, hipStream_t);
+  hipError_t (*hipEventSynchronize)(hipEvent_t);
+  hipError_t (*hipEventElapsedTime)(float *, hipEvent_t, hipEvent_t);
+  hipError_t (*hipEventDestroy)(hipEvent_t);
+  hipError_t (*hipMemsetD32Async)(void *, int, size_t, hipStream_t);
 };
 
 /// The architecture ("gfx942") of the `index`-th GPU agent, from the KFD
@@ -196,6 +203,35 @@ public:
     check(api.hipDeviceSynchronize(), "hipDeviceSynchronize");
   }
 
+  uint64_t createEvent() override {
+    hipEvent_t event;
+    check(api.hipEventCreate(&event), "hipEventCreate");
+    return reinterpret_cast<uint64_t>(event);
+  }
+  void recordEvent(uint64_t event, void *stream) override {
+    check(api.hipEventRecord(reinterpret_cast<hipEvent_t>(event), stream),
+          "hipEventRecord");
+  }
+  float elapsedMilliseconds(uint64_t start, uint64_t end) override {
+    check(api.hipEventSynchronize(reinterpret_cast<hipEvent_t>(end)),
+          "hipEventSynchronize");
+    float ms = 0;
+    check(api.hipEventElapsedTime(&ms, reinterpret_cast<hipEvent_t>(start),
+                                  reinterpret_cast<hipEvent_t>(end)),
+          "hipEventElapsedTime");
+    return ms;
+  }
+  void destroyEvent(uint64_t event) override {
+    check(api.hipEventDestroy(reinterpret_cast<hipEvent_t>(event)),
+          "hipEventDestroy");
+  }
+  void fill(uint64_t address, uint32_t value, size_t words,
+            void *stream) override {
+    check(api.hipMemsetD32Async(reinterpret_cast<void *>(address),
+                                static_cast<int>(value), words, stream),
+          "hipMemsetD32Async");
+  }
+
   Api api;
 };
 
@@ -248,6 +284,12 @@ std::unique_ptr<HipDriver> openHip(std::string &whyNot) {
   library.bind(api.hipFree, "hipFree");
   library.bind(api.hipMemcpyHtoD, "hipMemcpyHtoD");
   library.bind(api.hipMemcpyDtoH, "hipMemcpyDtoH");
+  library.bind(api.hipEventCreate, "hipEventCreate");
+  library.bind(api.hipEventRecord, "hipEventRecord");
+  library.bind(api.hipEventSynchronize, "hipEventSynchronize");
+  library.bind(api.hipEventElapsedTime, "hipEventElapsedTime");
+  library.bind(api.hipEventDestroy, "hipEventDestroy");
+  library.bind(api.hipMemsetD32Async, "hipMemsetD32Async");
   if (!library.complete()) {
     whyNot = library.whyNot() + "; ROCm is too old";
     return nullptr;

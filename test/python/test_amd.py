@@ -147,9 +147,9 @@ def fake_hip_library():
     return os.path.abspath(built)
 
 
-def run_launch_script(tmp_path, **env):
+def run_launch_script(tmp_path, text=LAUNCH_SCRIPT, **env):
     script = tmp_path / "launch.py"
-    script.write_text(LAUNCH_SCRIPT)
+    script.write_text(text)
     environment = dict(os.environ, TESSERA_HIP_LIBRARY=fake_hip_library(),
                        TESSERA_DEVICE="hip", **env)
     environment.pop("TESSERA_COMPILE_CHECK", None)
@@ -195,3 +195,12 @@ def test_waves_per_eu_is_a_launch_option():
     plain.compile_for("hip:gfx942")
     assert '"amdgpu-waves-per-eu"="2"' in hinted.asm["llir"]
     assert "amdgpu-waves-per-eu" not in plain.asm["llir"]
+
+
+def test_do_bench_times_with_the_runtimes_events(tmp_path):
+    # No PyTorch: do_bench records Tessera's runtime's events around each
+    # run, and the stand-in's events count records (one between a run's two).
+    done = run_launch_script(tmp_path, "from tessera import testing\n"
+                             "print(testing.do_bench(lambda: None, warmup=1, rep=3))\n")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "1.0"

@@ -14,6 +14,7 @@
 namespace {
 FakeHipLaunch last;
 int loadedModules = 0;
+unsigned records = 0;
 int token;
 } // namespace
 
@@ -89,6 +90,30 @@ int hipMemcpyHtoD(void *dst, const void *src, size_t bytes) {
 }
 int hipMemcpyDtoH(void *dst, void *src, size_t bytes) {
   std::memcpy(dst, src, bytes);
+  return 0;
+}
+
+// Events count their records; an elapsed time is the records between.
+int hipEventCreate(void **event) {
+  *event = new unsigned(0);
+  return 0;
+}
+int hipEventRecord(void *event, void *) {
+  *static_cast<unsigned *>(event) = ++records;
+  return 0;
+}
+int hipEventSynchronize(void *) { return 0; }
+int hipEventElapsedTime(float *ms, void *start, void *end) {
+  *ms = float(*static_cast<unsigned *>(end) - *static_cast<unsigned *>(start));
+  return 0;
+}
+int hipEventDestroy(void *event) {
+  delete static_cast<unsigned *>(event);
+  return 0;
+}
+int hipMemsetD32Async(void *dst, int value, size_t words, void *) {
+  for (size_t i = 0; i < words; ++i)
+    std::memcpy(static_cast<char *>(dst) + 4 * i, &value, 4);
   return 0;
 }
 

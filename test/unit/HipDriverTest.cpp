@@ -108,4 +108,28 @@ TEST(HipDriver, LaunchesThroughHipModuleLaunchKernel) {
   hip.release(buffer);
 }
 
+TEST(HipDriver, TimesWithEventsAndFills) {
+  if (!usingFakeHip())
+    GTEST_SKIP() << "needs TESSERA_HIP_LIBRARY=<libtessera_fake_hip.so>";
+  Driver &hip = Driver::hip();
+  // The stand-in's events count records: two apart, "2 ms".
+  uint64_t start = hip.createEvent(), middle = hip.createEvent(),
+           end = hip.createEvent();
+  hip.recordEvent(start, nullptr);
+  hip.recordEvent(middle, nullptr);
+  hip.recordEvent(end, nullptr);
+  EXPECT_EQ(hip.elapsedMilliseconds(start, end), 2.0f);
+  for (uint64_t event : {start, middle, end})
+    hip.destroyEvent(event);
+
+  uint64_t buffer = hip.allocate(16);
+  hip.fill(buffer, 0xdeadbeef, 3, nullptr);
+  uint32_t back[4] = {};
+  hip.copyToHost(back, buffer, 12);
+  EXPECT_EQ(back[0], 0xdeadbeefu);
+  EXPECT_EQ(back[2], 0xdeadbeefu);
+  EXPECT_EQ(back[3], 0u);
+  hip.release(buffer);
+}
+
 } // namespace
