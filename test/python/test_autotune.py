@@ -270,3 +270,11 @@ def test_configs_compile_in_parallel_threads(target):
     for config in configs:
         kernel = repeat_copy.warmup(x, x, 1024, **config.all_kwargs())
         assert kernel.binary_for(target).assembly
+
+
+def test_configs_of_any_values_are_stored():
+    config = tessera.Config({"DTYPE": tl.float16, "BLOCK": 64}, num_warps=2, waves_per_eu=1)
+    stored = json.loads(json.dumps(config.describe()))
+    assert stored == config.describe()
+    assert stored["kwargs"] == {"DTYPE": repr(tl.float16), "BLOCK": 64}
+    assert str(config) == "DTYPE: float16, BLOCK: 64, num_warps: 2, num_stages: 3, waves_per_eu: 1"

@@ -66,9 +66,12 @@ class Config:
         return {**self.kwargs, **launch}
 
     def describe(self):
-        """The config as JSON data (what the tuning cache stores)."""
-        return {"kwargs": self.kwargs, "num_warps": self.num_warps,
-                "num_stages": self.num_stages, "waves_per_eu": self.waves_per_eu}
+        """The config as JSON data (what the tuning cache stores; values
+        JSON cannot hold are stored by their repr)."""
+        return json.loads(json.dumps(
+            {"kwargs": self.kwargs, "num_warps": self.num_warps,
+             "num_stages": self.num_stages, "waves_per_eu": self.waves_per_eu},
+            default=repr))
 
     def __str__(self):
         parts = [f"{k}: {v}" for k, v in self.kwargs.items()]
@@ -247,9 +250,13 @@ class Autotuner(KernelInterface):
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             fd, temporary = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
-            with os.fdopen(fd, "w") as f:
-                json.dump(record, f, indent=1)
-            os.replace(temporary, path)  # whole or absent, never half-written
+            try:
+                with os.fdopen(fd, "w") as f:
+                    json.dump(record, f, indent=1)
+                os.replace(temporary, path)  # whole or absent, never half-written
+            except BaseException:
+                os.unlink(temporary)
+                raise
         except OSError as e:
             warnings.warn(f"tessera: cannot store the tuning result in {path}: {e}",
                           RuntimeWarning, stacklevel=4)
