@@ -14,11 +14,11 @@
 #include "backends/nvidia/PtxAssembler.h"
 
 #include "backends/Backend.h"
+#include "runtime/Library.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/Twine.h"
-#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
@@ -71,26 +71,19 @@ private:
         candidates.push_back(std::string(dir) + "/" + name);
     }
     for (const std::string &path : candidates) {
-      auto library =
-          llvm::sys::DynamicLibrary::getPermanentLibrary(path.c_str());
-      if (!library.isValid())
+      runtime::Library library(path);
+      if (!library.opened())
         continue;
       NvJitLink api;
-      bool found = true;
-      auto bind = [&](auto &fn, const char *symbol) {
-        void *address = library.getAddressOfSymbol(symbol);
-        found &= address != nullptr;
-        fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(address);
-      };
-      bind(api.create, "nvJitLinkCreate");
-      bind(api.addData, "nvJitLinkAddData");
-      bind(api.complete, "nvJitLinkComplete");
-      bind(api.cubinSize, "nvJitLinkGetLinkedCubinSize");
-      bind(api.cubin, "nvJitLinkGetLinkedCubin");
-      bind(api.errorLogSize, "nvJitLinkGetErrorLogSize");
-      bind(api.errorLog, "nvJitLinkGetErrorLog");
-      bind(api.destroy, "nvJitLinkDestroy");
-      if (found)
+      library.bind(api.create, "nvJitLinkCreate");
+      library.bind(api.addData, "nvJitLinkAddData");
+      library.bind(api.complete, "nvJitLinkComplete");
+      library.bind(api.cubinSize, "nvJitLinkGetLinkedCubinSize");
+      library.bind(api.cubin, "nvJitLinkGetLinkedCubin");
+      library.bind(api.errorLogSize, "nvJitLinkGetErrorLogSize");
+      library.bind(api.errorLog, "nvJitLinkGetErrorLog");
+      library.bind(api.destroy, "nvJitLinkDestroy");
+      if (library.complete())
         return api;
     }
     return std::nullopt;
