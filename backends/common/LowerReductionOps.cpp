@@ -25,6 +25,23 @@ using namespace mlir::tile;
 
 namespace {
 
+/// `acc * scale + add`: one step of a row-major linearisation.
+Value mulAdd(OpBuilder &b, Location loc, Value acc, int64_t scale, Value add) {
+  return arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, acc, i32Constant(b, loc, scale)),
+      add);
+}
+
+/// The shared-memory address of operand `operand` in slot `slot`, slots of
+/// `slotBytes` holding operands of `operandBytes` each.
+Value slotAddress(OpBuilder &b, Location loc, const LoweringState &state,
+                  Value slot, unsigned slotBytes, unsigned operand,
+                  unsigned operandBytes) {
+  return sharedAddress(b, loc, state,
+                       mulAdd(b, loc, slot, slotBytes,
+                              i32Constant(b, loc, operand * operandBytes)));
+}
+
 /// The hardware bits of `inDim` along which a reduction over `axis` must
 /// combine: they move along the axis only. Fails when a bit moves along the
 /// axis and another dimension at once.
@@ -187,42 +204,29 @@ private:
     Value warpIndex = gatherBits(rewriter, loc, ids.warp, warpBits);
     // Slot of (key, warp): key * warps + warp, the key linearised row-major
     // over the dimensions off the axis.
-    auto slotAddress = [&](unsigned group, Value warp, unsigned operand) {
+    auto operandAddress = [&](unsigned group, Value warp, unsigned operand) {
       Value key = i32Constant(rewriter, loc, 0);
-      for (auto [d, c] : llvm::enumerate(coords[firstRegister[group]])) {
-        if (d == axis)
-          continue;
-        key = arith::AddIOp::create(
-            rewriter, loc,
-            arith::MulIOp::create(rewriter, loc, key,
-                                  i32Constant(rewriter, loc, shape[d])),
-            c);
-      }
-      Value slot = arith::AddIOp::create(
-          rewriter, loc,
-          arith::MulIOp::create(rewriter, loc, key,
-                                i32Constant(rewriter, loc, warps)),
-          warp);
-      Value offset = arith::AddIOp::create(
-          rewriter, loc,
-          arith::MulIOp::create(rewriter, loc, slot,
-                                i32Constant(rewriter, loc, bytes)),
-          i32Constant(rewriter, loc, operand * operandBytes));
-      return sharedAddress(rewriter, loc, state, offset);
+      for (auto [d, c] : llvm::enumerate(coords[firstRegister[group]]))
+        if (d != axis)
+          key = mulAdd(rewriter, loc, key, shape[d], c);
+      Value slot = mulAdd(rewriter, loc, key, warps, warp);
+      return slotAddress(rewriter, loc, state, slot, bytes, operand,
+                         operandBytes);
     };
     state.target.barrier(rewriter, loc);
     for (auto [g, values] : llvm::enumerate(acc))
       for (auto [i, v] : llvm::enumerate(values))
-        storeShared(rewriter, loc, slotAddress(g, warpIndex, i), v);
+        storeShared(rewriter, loc, operandAddress(g, warpIndex, i), v);
     state.target.barrier(rewriter, loc);
     for (auto [g, values] : llvm::enumerate(acc)) {
       SmallVector<Value> total;
       for (int64_t w = 0; w < warps; ++w) {
         SmallVector<Value> partial;
         for (auto [i, v] : llvm::enumerate(values))
-          partial.push_back(loadShared(
-              rewriter, loc,
-              slotAddress(g, i32Constant(rewriter, loc, w), i), v.getType()));
+          partial.push_back(
+              loadShared(rewriter, loc,
+                         operandAddress(g, i32Constant(rewriter, loc, w), i),
+                         v.getType()));
         total = w ? emitCombine(rewriter, loc, op.getCombineOp(), total,
                                 partial)
                   : partial;
@@ -557,7 +561,7 @@ private:
 
     SmallVector<SmallVector<Value>> coords =
         emitCoords(rewriter, loc, layout, ids);
-    auto slotAddress = [&](unsigned group, Value warp, unsigned operand) {
+    auto operandAddress = [&](unsigned group, Value warp, unsigned operand) {
       Value slot = i32Constant(rewriter, loc, 0);
       for (auto [d, coord] : llvm::enumerate(coords[members[group][0]])) {
         Value c = coord;
@@ -566,23 +570,15 @@ private:
               rewriter, loc, warp,
               i32Constant(rewriter, loc,
                           keys[group][axis] / block * spread.warps));
-        slot = arith::AddIOp::create(
-            rewriter, loc,
-            arith::MulIOp::create(rewriter, loc, slot,
-                                  i32Constant(rewriter, loc, slotShape[d])),
-            c);
+        slot = mulAdd(rewriter, loc, slot, slotShape[d], c);
       }
-      Value offset = arith::AddIOp::create(
-          rewriter, loc,
-          arith::MulIOp::create(rewriter, loc, slot,
-                                i32Constant(rewriter, loc, bytes)),
-          i32Constant(rewriter, loc, operand * operandBytes));
-      return sharedAddress(rewriter, loc, state, offset);
+      return slotAddress(rewriter, loc, state, slot, bytes, operand,
+                         operandBytes);
     };
     auto write = [&] {
       for (auto [g, values] : llvm::enumerate(totals))
         for (auto [i, v] : llvm::enumerate(values))
-          storeShared(rewriter, loc, slotAddress(g, warpIndex, i), v);
+          storeShared(rewriter, loc, operandAddress(g, warpIndex, i), v);
     };
     state.target.barrier(rewriter, loc);
     if (spread.lanes > 1)
@@ -599,9 +595,10 @@ private:
       for (int64_t w = 0; w < spread.warps; ++w) {
         SmallVector<Value> &loaded = result.emplace_back();
         for (auto [i, v] : llvm::enumerate(values))
-          loaded.push_back(loadShared(
-              rewriter, loc, slotAddress(g, i32Constant(rewriter, loc, w), i),
-              v.getType()));
+          loaded.push_back(
+              loadShared(rewriter, loc,
+                         operandAddress(g, i32Constant(rewriter, loc, w), i),
+                         v.getType()));
       }
     return result;
   }
