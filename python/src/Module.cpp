@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "backends/Compiler.h"
-#include "backends/KernelCache.h"
+#include "runtime/KernelCache.h"
 #include "frontend/Builder.h"
 #include "python/src/Launch.h"
 #include "runtime/Driver.h"

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "backends/KernelCache.h"
+#include "runtime/KernelCache.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"

@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TESSERA_BACKENDS_KERNELCACHE_H
-#define TESSERA_BACKENDS_KERNELCACHE_H
+#ifndef TESSERA_RUNTIME_KERNELCACHE_H
+#define TESSERA_RUNTIME_KERNELCACHE_H
 
 #include "backends/Compiler.h"
 
@@ -65,4 +65,4 @@ CompiledKernel compileKernelCached(const std::string &tileIR,
 
 } // namespace mlir::tile
 
-#endif // TESSERA_BACKENDS_KERNELCACHE_H
+#endif // TESSERA_RUNTIME_KERNELCACHE_H
