@@ -98,6 +98,31 @@ run_examples() {
   done
   echo
   echo "==> ${ran} Python examples compiled to cubins and HSACO, run on the ${where} and checked against numpy"
+
+  # Ahead of time: the vector add for this machine's GPU (else sm_90), with
+  # its C launcher, built into a C program that runs it where a GPU is.
+  local aot="build/${preset}/aot" target=cuda:90 c_platform=TESSERA_PLATFORM_CUDA
+  if [[ -n "${platform}" ]]; then
+    target=$(PYTHONPATH="build/${preset}/python" "$python" -c \
+        "from tessera.runtime import gpu; print(gpu.target(0))")
+    [[ ${platform} == hip ]] && c_platform=TESSERA_PLATFORM_HIP
+  fi
+  echo
+  echo "==> ahead of time: examples/python/vector_add.py for ${target}, launched from C"
+  rm -rf "${aot}"
+  "build/${preset}/bin/tessera-compile" examples/python/vector_add.py -n add_kernel \
+      -s "*fp32:16, *fp32:16, *fp32:16, i32, 1024" --target "${target}" -o "${aot}"
+  local lib="build/${preset}/python/tessera/lib"
+  cc -std=c11 -DPLATFORM="${c_platform}" examples/c/vector_add.c \
+      "${aot}/add_kernel.c" -I "${aot}" -L "${lib}" -ltessera_runtime \
+      -Wl,-rpath,"$(cd "${lib}" && pwd)" -o "${aot}/vector_add"
+  local status=0
+  "${aot}/vector_add" || status=$?
+  if [[ ${status} -eq 2 ]]; then
+    echo "(built and linked; no GPU here to launch it on)"
+  elif [[ ${status} -ne 0 ]]; then
+    return "${status}"
+  fi
 }
 
 case "${1:-}" in

@@ -102,7 +102,7 @@ def test_a_c_program_launches_the_kernel(tmp_path, device):
                    "-o", tmp_path)
     assert done.returncode == 0, done.stderr
     platform = "TESSERA_PLATFORM_HIP" if device == "hip" else "TESSERA_PLATFORM_CUDA"
-    program = build_program(tmp_path, REPO / "test" / "python" / "aot" / "vector_add_main.c",
+    program = build_program(tmp_path, REPO / "examples" / "c" / "vector_add.c",
                             f"-DPLATFORM={platform}")
     env = dict(os.environ)
     if device == "interpreter":  # no GPU: the reason, and a distinct status
