@@ -29,10 +29,17 @@ def _torch_gpu():
     return None
 
 
-def _summarise(times, quantiles, return_mode):
+def _check(quantiles, return_mode):
+    """Fails before anything runs on what do_bench cannot return."""
     if return_mode not in _RETURN_MODES:
         raise ValueError(f"return_mode must be one of {', '.join(_RETURN_MODES)}, "
                          f"got {return_mode!r}")
+    for q in quantiles or ():
+        if not 0 <= q <= 1:
+            raise ValueError(f"quantiles lie in [0, 1], got {q}")
+
+
+def _summarise(times, quantiles, return_mode):
     if not times:
         raise ValueError("no runs were timed")
     if quantiles is not None:
@@ -47,8 +54,6 @@ def _summarise(times, quantiles, return_mode):
 
 def _quantile(ordered, q):
     """Linear interpolation between the closest ranks, as torch.quantile."""
-    if not 0 <= q <= 1:
-        raise ValueError(f"quantiles lie in [0, 1], got {q}")
     position = q * (len(ordered) - 1)
     low = math.floor(position)
     high = min(low + 1, len(ordered) - 1)
@@ -184,9 +189,7 @@ def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None,
     those quantiles of the runs, else `return_mode` says what to return:
     "min", "max", "mean", "median" or "all" (every run's time). On the GPU
     the L2 cache is flushed before every run, as Triton's do_bench does."""
-    if return_mode not in _RETURN_MODES:
-        raise ValueError(f"return_mode must be one of {', '.join(_RETURN_MODES)}, "
-                         f"got {return_mode!r}")
+    _check(quantiles, return_mode)
     timer = _timer()
     try:
         fn()
@@ -206,6 +209,7 @@ def do_bench_cudagraph(fn, rep=20, grad_to_none=None, quantiles=None, return_mod
     """do_bench through a CUDA graph: `fn`'s launches are captured once and
     replayed, so launch overhead drops out. Needs PyTorch on a GPU (its
     graphs capture the kernels Tessera launches on its current stream)."""
+    _check(quantiles, return_mode)
     torch = _torch_gpu()
     if torch is None:
         raise RuntimeError("do_bench_cudagraph needs PyTorch with a GPU (CUDA or ROCm); "

@@ -20,6 +20,7 @@ from .. import _tessera
 _platform = None
 _available = None
 _arch = {}
+_names = {}
 _current_device = None
 
 
@@ -82,7 +83,10 @@ def target(device):
 
 def device_name(device):
     """The GPU's name: "NVIDIA H100 80GB HBM3"."""
-    return driver().device_name(device)
+    name = _names.get(device)
+    if name is None:
+        name = _names[device] = driver().device_name(device)
+    return name
 
 
 def set_device(device):
