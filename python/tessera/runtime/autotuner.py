@@ -171,6 +171,8 @@ class Autotuner(KernelInterface):
                  use_cuda_graph=False, do_bench=None, cache_results=True):
         super().__init__(fn)
         self.configs = list(configs) or [Config({})]
+        # What the configs give the kernel, which a launch may not give too.
+        self.config_names = {k for c in self.configs for k in c.all_kwargs()}
         self.keys = list(key)
         for name in self.keys + list(reset_to_zero or ()) + list(restore_value or ()):
             if name not in self.arg_names:
@@ -375,7 +377,7 @@ class Autotuner(KernelInterface):
 
     def _choose(self, args, kwargs, grid):
         named = self._named(args, kwargs)
-        taken = {k for c in self.configs for k in c.all_kwargs()} & set(kwargs)
+        taken = self.config_names & set(kwargs)
         if taken:
             raise ValueError(f"{self.__name__}: {', '.join(sorted(taken))} given at launch "
                              "and by the autotuner's configs; leave them to the configs")
