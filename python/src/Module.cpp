@@ -94,7 +94,8 @@ PYBIND11_MODULE(_tessera, m) {
       [](const std::string &prefix, const CompiledKernel &kernel,
          const std::string &target,
          const std::vector<std::pair<std::string, std::string>> &parameters,
-         const std::map<std::string, std::string> &constants) {
+         const std::map<std::string, std::string> &constants,
+         const std::vector<std::string> &grid) {
         runtime::LaunchSpec spec;
         spec.prefix = prefix;
         spec.kernel = kernel.name;
@@ -111,6 +112,7 @@ PYBIND11_MODULE(_tessera, m) {
         for (const auto &[name, type] : parameters)
           spec.parameters.push_back({name, type});
         spec.constants = constants;
+        spec.grid = grid;
         runtime::LaunchSource source;
         try {
           source = runtime::emitLaunchSource(spec);
@@ -122,6 +124,7 @@ PYBIND11_MODULE(_tessera, m) {
       },
       py::arg("prefix"), py::arg("kernel"), py::arg("target"),
       py::arg("parameters"), py::arg("constants"),
+      py::arg("grid") = std::vector<std::string>(),
       "(header, source, JSON, binary, binary kind) of a C launcher "
       "(runtime/capi/LaunchSource.h).");
   m.def("compiler_build", &mlir::tile::compilerBuild,

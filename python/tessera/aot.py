@@ -88,7 +88,7 @@ def _write(path, data):
 
 
 def compile_file(path, kernel_name, signature, target, out_path=".", out_name=None,
-                 num_warps=4, num_stages=3, waves_per_eu=0):
+                 num_warps=4, num_stages=3, waves_per_eu=0, grid=None):
     """Compiles and writes the files; returns their paths."""
     from .runtime.jit import compile as compile_kernel
     kernel = _load_kernel(path, kernel_name)
@@ -103,7 +103,8 @@ def compile_file(path, kernel_name, signature, target, out_path=".", out_name=No
                          f"parameters, not the signature's {len(parameters)}")
     prefix = out_name or kernel.__name__
     header, source, metadata, image, kind = _tessera.launch_source(
-        prefix, binary, target, parameters, {k: repr(v) for k, v in constants.items()})
+        prefix, binary, target, parameters, {k: repr(v) for k, v in constants.items()},
+        [g.strip() for g in grid.split(",")] if grid else [])
     os.makedirs(out_path, exist_ok=True)
     written = {}
     for extension, data in (("h", header), ("c", source), ("json", metadata), (kind, image)):
@@ -133,6 +134,9 @@ def main(argv=None):
     parser.add_argument("--num-warps", "-w", type=int, default=4)
     parser.add_argument("--num-stages", "-ns", type=int, default=3)
     parser.add_argument("--waves-per-eu", type=int, default=0)
+    parser.add_argument("--grid", "-g",
+                        help='the grid as C expressions of integer arguments, "(n + 1023) '
+                             '/ 1024, 1, 1": adds <name>_default(stream, args), launching on it')
     parser.add_argument("--out-name", "-on", help="the C functions' prefix and the files' "
                                                    "name (default: the kernel's name)")
     parser.add_argument("--out-path", "-o", default=".", help="the directory to write to")
@@ -140,7 +144,7 @@ def main(argv=None):
     try:
         written = compile_file(args.path, args.kernel_name, args.signature, args.target,
                                args.out_path, args.out_name, args.num_warps,
-                               args.num_stages, args.waves_per_eu)
+                               args.num_stages, args.waves_per_eu, args.grid)
     except (CompilationError, TypeError, ValueError, OSError, _tessera.StageError) as e:
         print(f"tessera-compile: error: {e}", file=sys.stderr)
         return 1

@@ -61,14 +61,48 @@ std::string platformConstant(const LaunchSpec &spec) {
                                 : "TESSERA_PLATFORM_CUDA";
 }
 
-/// `int <prefix>(void *stream, unsigned grid_x, ..., <parameters>)`.
-std::string launchSignature(const LaunchSpec &spec) {
+/// `int <prefix>(void *stream, unsigned grid_x, ..., <parameters>)`, or
+/// without the grid, `int <prefix>_default(void *stream, <parameters>)`.
+std::string launchSignature(const LaunchSpec &spec, bool withGrid = true) {
   std::string text = "int " + spec.prefix +
-                     "(void *stream, unsigned grid_x, unsigned grid_y, "
-                     "unsigned grid_z";
+                     (withGrid ? "(void *stream, unsigned grid_x, unsigned "
+                                 "grid_y, unsigned grid_z"
+                               : "_default(void *stream");
   for (const LaunchParameter &p : spec.parameters)
     text += ", " + cType(p.type) + " " + p.name;
   return text + ")";
+}
+
+/// Fails unless `expression` is arithmetic on numbers and parameters.
+void checkGridExpression(const LaunchSpec &spec,
+                         const std::string &expression) {
+  for (size_t i = 0; i < expression.size();) {
+    char c = expression[i];
+    if (isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      size_t end = i;
+      while (end < expression.size() &&
+             (isalnum(static_cast<unsigned char>(expression[end])) ||
+              expression[end] == '_'))
+        ++end;
+      std::string name = expression.substr(i, end - i);
+      bool known = false;
+      for (const LaunchParameter &p : spec.parameters)
+        known |= p.name == name && p.type[0] != '*';
+      if (!known)
+        throw std::invalid_argument(
+            "the grid expression '" + expression + "' names '" + name +
+            "', which is not an integer parameter of the kernel");
+      i = end;
+    } else if (isdigit(static_cast<unsigned char>(c)) ||
+               std::string(" +-*/%()").find(c) != std::string::npos) {
+      ++i;
+    } else {
+      throw std::invalid_argument("the grid expression '" + expression +
+                                  "' holds '" + std::string(1, c) +
+                                  "': only numbers, integer parameters and "
+                                  "+ - * / % ( ) may appear");
+    }
+  }
 }
 
 void check(const LaunchSpec &spec) {
@@ -88,6 +122,10 @@ void check(const LaunchSpec &spec) {
             "' has the name of a launch argument (stream, grid_x, grid_y, "
             "grid_z): rename it in the kernel");
   }
+  if (spec.grid.size() > 3)
+    throw std::invalid_argument("a grid has at most 3 dimensions");
+  for (const std::string &expression : spec.grid)
+    checkGridExpression(spec, expression);
 }
 
 } // namespace
@@ -119,7 +157,14 @@ LaunchSource mlir::tile::runtime::emitLaunchSource(const LaunchSpec &spec) {
   h +=
       "/* Launches a grid of programs on `stream` (NULL: the default stream).\n"
       "   Pointers are device addresses. */\n";
-  h += launchSignature(spec) + ";\n\n";
+  h += launchSignature(spec) + ";\n";
+  if (!spec.grid.empty()) {
+    h += "/* The same on the grid (";
+    for (size_t i = 0; i < spec.grid.size(); ++i)
+      h += (i ? ", " : "") + spec.grid[i];
+    h += ") it was compiled with. */\n" + launchSignature(spec, false) + ";\n";
+  }
+  h += "\n";
   h += "#ifdef __cplusplus\n}\n#endif\n\n#endif /* " + guard + " */\n";
 
   std::string &c = out.source;
@@ -162,6 +207,14 @@ LaunchSource mlir::tile::runtime::emitLaunchSource(const LaunchSpec &spec) {
   c += "  return tessera_launch(" + p + "_kernel, grid, " +
        std::to_string(threads) + ", " + std::to_string(spec.sharedBytes) +
        ", args, stream);\n}\n";
+  if (!spec.grid.empty()) {
+    c += "\n" + launchSignature(spec, false) + " {\n  return " + p + "(stream";
+    for (size_t i = 0; i < 3; ++i)
+      c += ", (unsigned)(" + (i < spec.grid.size() ? spec.grid[i] : "1") + ")";
+    for (const LaunchParameter &parameter : spec.parameters)
+      c += ", " + parameter.name;
+    c += ");\n}\n";
+  }
 
   std::string &m = out.metadata;
   m += "{\n  \"name\": " + jsonString(p) + ",\n";
@@ -180,6 +233,9 @@ LaunchSource mlir::tile::runtime::emitLaunchSource(const LaunchSpec &spec) {
          "{\"name\": " + jsonString(spec.parameters[i].name) +
          ", \"type\": " + jsonString(spec.parameters[i].type) +
          ", \"c_type\": " + jsonString(cType(spec.parameters[i].type)) + "}";
+  m += "],\n  \"grid\": [";
+  for (size_t i = 0; i < spec.grid.size(); ++i)
+    m += std::string(i ? ", " : "") + jsonString(spec.grid[i]);
   m += "],\n  \"constants\": {";
   bool first = true;
   for (const auto &[name, value] : spec.constants) {

@@ -37,6 +37,9 @@ struct LaunchSpec {
   std::vector<LaunchParameter> parameters;
   /// Compile-time values, as text, for the description.
   std::map<std::string, std::string> constants;
+  /// Optional: the grid as C expressions of the parameters ("(n + 1023) /
+  /// 1024", "1", "1"), for a <prefix>_default launch that computes it.
+  std::vector<std::string> grid;
 };
 
 struct LaunchSource {

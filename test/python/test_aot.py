@@ -149,6 +149,12 @@ int main(void) {
   const struct launch *l = last();
   printf("grid %u %u %u block %u shared %u stream %p n %d args %d\n", l->grid[0], l->grid[1],
          l->grid[2], l->block[0], l->shared, l->stream, l->n, l->x == x && l->y == y);
+  if (k_default(0, x, y, 1000)) {
+    fprintf(stderr, "%s\n", tessera_last_error());
+    return 1;
+  }
+  l = last();
+  printf("default grid %u %u %u\n", l->grid[0], l->grid[1], l->grid[2]);
   return 0;
 }
 '''
@@ -161,7 +167,7 @@ def test_a_c_program_launches_through_hip(tmp_path, arch, lanes):
         pytest.skip("the stand-in HIP library is not built beside this tessera")
     (tmp_path / "kernel.py").write_text(FAKE_KERNEL)
     done = run_aot(tmp_path / "kernel.py", "-n", "k", "-s", "*fp32, *fp32, i32, 256",
-                   "--target", f"hip:{arch}", "-o", tmp_path)
+                   "--target", f"hip:{arch}", "--grid", "(n + 255) / 256, 2", "-o", tmp_path)
     assert done.returncode == 0, done.stderr
     main = tmp_path / "program.c.in"
     main.write_text(FAKE_MAIN)
@@ -169,8 +175,10 @@ def test_a_c_program_launches_through_hip(tmp_path, arch, lanes):
     ran = subprocess.run([str(program)], capture_output=True, text=True, timeout=60,
                          env=dict(os.environ, TESSERA_HIP_LIBRARY=str(fake)))
     assert ran.returncode == 0, ran.stderr
-    assert ran.stdout.strip() == (f"grid 3 2 1 block {4 * lanes} shared 0 stream 0x1234 "
-                                  "n 1000 args 1")
+    assert ran.stdout.splitlines() == [
+        f"grid 3 2 1 block {4 * lanes} shared 0 stream 0x1234 n 1000 args 1",
+        "default grid 4 2 1"]
+    assert json.loads((tmp_path / "k.json").read_text())["grid"] == ["(n + 255) / 256", "2"]
 
 
 @pytest.mark.parametrize("args,message", [
@@ -185,6 +193,10 @@ def test_a_c_program_launches_through_hip(tmp_path, arch, lanes):
      "'n_elements' has type 'q7' in the signature"),
     (["-n", "add_kernel", "-s", SIGNATURE, "--target", "cuda:90", "-on", "not-an-id"],
      "'not-an-id' cannot name C functions"),
+    (["-n", "add_kernel", "-s", SIGNATURE, "--target", "cuda:90", "-g", "x_ptr / 4"],
+     "names 'x_ptr', which is not an integer parameter of the kernel"),
+    (["-n", "add_kernel", "-s", SIGNATURE, "--target", "cuda:90", "-g", "n_elements; exit(1)"],
+     "holds ';': only numbers, integer parameters and + - * / % ( ) may appear"),
 ])
 def test_errors_are_named(tmp_path, args, message):
     done = run_aot(VECTOR_ADD, *args, "-o", tmp_path)
