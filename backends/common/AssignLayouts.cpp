@@ -22,6 +22,7 @@
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEASSIGNLAYOUTSPASS
+#define GEN_PASS_DEF_TILEREMOVECONVERSIONSPASS
 #include "backends/common/Passes.h.inc"
 } // namespace mlir::tile
 
@@ -329,6 +330,14 @@ struct RematerializeElementwise : public OpRewritePattern<ConvertLayoutOp> {
       return failure();
     if (!isElementwise(def))
       return failure();
+    // A narrowing cast moves fewer bytes converted after it than before (an
+    // f32 accumulator stored as f16).
+    auto bits = [](Value v) {
+      return bitWidthOf(getElementTypeOrSelf(v.getType()));
+    };
+    if (isa<CastOpInterface>(def) &&
+        bits(def->getOperand(0)) > bits(convert.getResult()))
+      return failure();
     Attribute layout = convert.getType().getEncoding();
     SmallVector<Value> operands;
     for (Value operand : def->getOperands()) {
@@ -411,7 +420,8 @@ struct ReduceOfConvert : public OpRewritePattern<ReduceOp> {
 /// converts come from. Carried in it, the loop converts once before and
 /// once after instead of every iteration, and the other converts change
 /// only their destination. Null where no such layout exists, where it is
-/// the current one, or where the argument has uses the update does not.
+/// the current one, or where the argument has uses other than the update
+/// and converts.
 Attribute betterCarriedLayout(scf::ForOp loop, unsigned i) {
   BlockArgument arg = loop.getRegionIterArg(i);
   Operation *yield = loop.getBody()->getTerminator();
@@ -442,8 +452,9 @@ Attribute betterCarriedLayout(scf::ForOp loop, unsigned i) {
     chain.insert(def);
     llvm::append_range(work, def->getOperands());
   }
+  // Converts of the argument only change their source.
   for (Operation *user : arg.getUsers())
-    if (!chain.contains(user))
+    if (!chain.contains(user) && !isa<ConvertLayoutOp>(user))
       return {};
   return better == layoutOf(arg) ? Attribute() : better;
 }
@@ -473,6 +484,32 @@ void carryIn(scf::ForOp loop, unsigned i, Attribute layout) {
   result.replaceAllUsesExcept(after, after);
 }
 
+/// Moves converts up to the values that really need moving; then carries
+/// loop tensors in the layout their updates are computed in, and moves the
+/// converts that leaves.
+LogicalResult removeConversions(ModuleOp module) {
+  MLIRContext *context = module.getContext();
+  RewritePatternSet patterns(context);
+  patterns
+      .add<RematerializeElementwise, RematerializeShapeOps, ReduceOfConvert>(
+          context);
+  ConvertLayoutOp::getCanonicalizationPatterns(patterns, context);
+  FrozenRewritePatternSet frozen(std::move(patterns));
+  if (failed(applyPatternsGreedily(module, frozen)))
+    return failure();
+  bool changed = false;
+  module.walk([&](scf::ForOp loop) {
+    for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
+      if (Attribute better = betterCarriedLayout(loop, i)) {
+        carryIn(loop, i, better);
+        changed = true;
+      }
+  });
+  if (changed && failed(applyPatternsGreedily(module, frozen)))
+    return failure();
+  return success();
+}
+
 struct TileAssignLayoutsPass
     : public mlir::tile::impl::TileAssignLayoutsPassBase<
           TileAssignLayoutsPass> {
@@ -494,37 +531,30 @@ struct TileAssignLayoutsPass
     for (auto func : module.getOps<func::FuncOp>())
       if (!func.isExternal())
         assigner.run(func);
+    if (failed(removeConversions(module)))
+      signalPassFailure();
+  }
+};
 
-    // Move converts up to the values that really need moving; then carry
-    // loop tensors in the layout their updates are computed in, and move
-    // the converts that leaves.
-    MLIRContext *context = &getContext();
-    RewritePatternSet patterns(context);
-    patterns
-        .add<RematerializeElementwise, RematerializeShapeOps, ReduceOfConvert>(
-            context);
-    ConvertLayoutOp::getCanonicalizationPatterns(patterns, context);
-    FrozenRewritePatternSet frozen(std::move(patterns));
-    if (failed(applyPatternsGreedily(module, frozen)))
-      return signalPassFailure();
-    bool changed = false;
-    module.walk([&](scf::ForOp loop) {
-      for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i)
-        if (Attribute better = betterCarriedLayout(loop, i)) {
-          carryIn(loop, i, better);
-          changed = true;
-        }
-    });
-    if (changed && failed(applyPatternsGreedily(module, frozen)))
+struct TileRemoveConversionsPass
+    : public mlir::tile::impl::TileRemoveConversionsPassBase<
+          TileRemoveConversionsPass> {
+  void runOnOperation() override {
+    if (failed(removeConversions(getOperation())))
       signalPassFailure();
   }
 };
 } // namespace
 
-LogicalResult mlir::tile::runLayoutStage(ModuleOp module, unsigned numWarps,
-                                         unsigned warpSize) {
+LogicalResult mlir::tile::runLayoutStage(
+    ModuleOp module, unsigned numWarps, unsigned warpSize,
+    llvm::function_ref<void(OpPassManager &)> addMatrixUnitPasses) {
   PassManager pm(module.getContext());
   pm.addPass(createTileAssignLayoutsPass({numWarps, warpSize}));
+  if (addMatrixUnitPasses) {
+    addMatrixUnitPasses(pm);
+    pm.addPass(createTileRemoveConversionsPass());
+  }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   return pm.run(module);

@@ -225,10 +225,11 @@ convertLayout(OpBuilder &b, Location loc, LoweringState &state,
       storeShared(b, loc, address, values[r]);
       continue;
     }
-    auto vecType = VectorType::get(storeVec, element);
+    auto vecType = VectorType::get(storeVec, memoryType(element));
     Value vec = LLVM::PoisonOp::create(b, loc, vecType);
     for (unsigned i = 0; i < storeVec; ++i)
-      vec = LLVM::InsertElementOp::create(b, loc, vec, values[r + i],
+      vec = LLVM::InsertElementOp::create(b, loc, vec,
+                                          toMemory(b, loc, values[r + i]),
                                           i32Constant(b, loc, i));
     LLVM::StoreOp::create(b, loc, vec, address, storeVec * bytes);
   }
@@ -243,12 +244,14 @@ convertLayout(OpBuilder &b, Location loc, LoweringState &state,
       result.push_back(loadShared(b, loc, address, element));
       continue;
     }
-    auto vecType = VectorType::get(loadVec, element);
+    auto vecType = VectorType::get(loadVec, memoryType(element));
     Value vec =
         LLVM::LoadOp::create(b, loc, vecType, address, loadVec * bytes);
     for (unsigned i = 0; i < loadVec; ++i)
-      result.push_back(LLVM::ExtractElementOp::create(b, loc, vec,
-                                                      i32Constant(b, loc, i)));
+      result.push_back(fromMemory(
+          b, loc,
+          LLVM::ExtractElementOp::create(b, loc, vec, i32Constant(b, loc, i)),
+          element));
   }
   return result;
 }

@@ -467,6 +467,7 @@ LogicalResult mlir::tile::lowerToLLVM(ModuleOp module,
     populateTensorOpPatterns(converter, patterns, state);
     populateMemoryOpPatterns(converter, patterns, state);
     populateReductionOpPatterns(converter, patterns, state);
+    target.populateDotPatterns(converter, patterns, state);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                    converter);
     populateReturnOpTypeConversionPattern(patterns, converter);

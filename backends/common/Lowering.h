@@ -113,8 +113,10 @@ SmallVector<Value> emitCombine(OpBuilder &b, Location loc, Region &combiner,
 template <typename Op>
 class LoweringPattern : public OpConversionPattern<Op> {
 public:
-  LoweringPattern(const TypeConverter &converter, LoweringState &state)
-      : OpConversionPattern<Op>(converter, &state.context), state(state) {}
+  LoweringPattern(const TypeConverter &converter, LoweringState &state,
+                  PatternBenefit benefit = 1)
+      : OpConversionPattern<Op>(converter, &state.context, benefit),
+        state(state) {}
 
 protected:
   /// The converted type of a tensor's (or a scalar's) elements.

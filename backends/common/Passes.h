@@ -15,9 +15,12 @@ namespace mlir::tile {
 #include "backends/common/Passes.h.inc"
 
 /// The layout stage every backend runs: tile-assign-layouts for `numWarps`
-/// warps of `warpSize` lanes, then canonicalize and cse.
-LogicalResult runLayoutStage(ModuleOp module, unsigned numWarps,
-                             unsigned warpSize);
+/// warps of `warpSize` lanes; then the backend's matrix-unit passes, which
+/// give dots the layouts of its matrix units, and tile-remove-conversions
+/// after them; then canonicalize and cse.
+LogicalResult runLayoutStage(
+    ModuleOp module, unsigned numWarps, unsigned warpSize,
+    llvm::function_ref<void(OpPassManager &)> addMatrixUnitPasses = {});
 
 } // namespace mlir::tile
 

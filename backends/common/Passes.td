@@ -34,4 +34,20 @@ def TileAssignLayoutsPass : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
   ];
 }
 
+def TileRemoveConversionsPass
+    : Pass<"tile-remove-conversions", "::mlir::ModuleOp"> {
+  let summary = "move layout conversions to where they cost least";
+  let description = [{
+    What tile-assign-layouts does after giving layouts, for passes that
+    change layouts later (a backend's matrix-unit stage): a
+    `tile.convert_layout` of an elementwise op, a broadcast or an
+    expand_dims becomes the op on converted operands, so converts climb to
+    the values that really need moving and vanish at splats, ranges and
+    constants; a reduction to scalars reads its operand before the convert;
+    and a tensor carried by a loop moves to the layout its update is
+    computed in, so that the loop converts once before and after it rather
+    than every iteration.
+  }];
+}
+
 #endif // TESSERA_BACKENDS_COMMON_PASSES_TD

@@ -19,12 +19,15 @@
 namespace mlir {
 class LLVMTypeConverter;
 class RewritePatternSet;
+class TypeConverter;
 namespace LLVM {
 class LLVMFuncOp;
 } // namespace LLVM
 } // namespace mlir
 
 namespace mlir::tile {
+
+struct LoweringState;
 
 class TargetInfo {
 public:
@@ -81,6 +84,12 @@ public:
   /// library, or intrinsics).
   virtual void populateMathPatterns(LLVMTypeConverter &converter,
                                     RewritePatternSet &patterns) const = 0;
+  /// Patterns for dots in the target's matrix-unit layouts (see Lowering.h
+  /// for the state they share), tried before the CUDA-core dot the shared
+  /// lowering gives the others.
+  virtual void populateDotPatterns(TypeConverter &converter,
+                                   RewritePatternSet &patterns,
+                                   LoweringState &state) const {}
   /// Makes `func` a kernel launched with `threadsPerBlock` threads.
   virtual void markKernel(LLVM::LLVMFuncOp func,
                           unsigned threadsPerBlock) const = 0;

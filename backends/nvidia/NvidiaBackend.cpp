@@ -6,10 +6,12 @@
 #include "backends/common/LowerToLLVM.h"
 #include "backends/common/Passes.h"
 #include "backends/nvidia/NvidiaTargetInfo.h"
+#include "backends/nvidia/Passes.h"
 #include "backends/nvidia/PtxAssembler.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 
 #include "llvm/Bitcode/BitcodeReader.h"
@@ -161,8 +163,15 @@ public:
   llvm::Error assignLayouts(mlir::Operation *module, const Target &target,
                             const CompileOptions &options) const override {
     prepareAssembler();
+    module->getContext()->loadDialect<nvidia::TileNvidiaDialect>();
+    unsigned capability = 0;
+    llvm::StringRef(target.arch).drop_front(3).consumeInteger(10, capability);
+    auto addMatrixUnitPasses = [&](mlir::OpPassManager &pm) {
+      pm.addPass(createTileNvidiaAssignMmaPass({capability}));
+    };
     if (mlir::failed(runLayoutStage(llvm::cast<mlir::ModuleOp>(module),
-                                    options.numWarps, target.warpSize)))
+                                    options.numWarps, target.warpSize,
+                                    addMatrixUnitPasses)))
       return nvidiaError("layout assignment failed");
     return llvm::Error::success();
   }

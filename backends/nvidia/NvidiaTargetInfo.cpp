@@ -3,6 +3,8 @@
 #include "backends/nvidia/NvidiaTargetInfo.h"
 
 #include "backends/common/LowerToLLVM.h"
+#include "backends/nvidia/LowerDotOps.h"
+#include "backends/nvidia/Passes.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
@@ -484,6 +486,12 @@ void NvidiaTargetInfo::populateMathPatterns(LLVMTypeConverter &converter,
   patterns.add<FastExpPattern>(converter);
 }
 
+void NvidiaTargetInfo::populateDotPatterns(TypeConverter &converter,
+                                           RewritePatternSet &patterns,
+                                           LoweringState &state) const {
+  populateNvidiaDotPatterns(converter, patterns, state);
+}
+
 void NvidiaTargetInfo::markKernel(LLVM::LLVMFuncOp func,
                                   unsigned threadsPerBlock) const {
   MLIRContext *context = func.getContext();
@@ -504,7 +512,8 @@ struct NvidiaToLLVMPass
     return "lower tile IR with layouts to the LLVM and NVVM dialects";
   }
   void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<LLVM::LLVMDialect, NVVM::NVVMDialect>();
+    registry.insert<LLVM::LLVMDialect, NVVM::NVVMDialect,
+                    nvidia::TileNvidiaDialect>();
   }
   void runOnOperation() override {
     if (failed(lowerToLLVM(getOperation(), NvidiaTargetInfo())))
@@ -514,5 +523,6 @@ struct NvidiaToLLVMPass
 } // namespace
 
 void mlir::tile::registerNvidiaPasses() {
+  registerNvidiaBackendPasses();
   PassRegistration<NvidiaToLLVMPass>();
 }

@@ -38,12 +38,16 @@ public:
                   StringRef function) const override;
   void populateMathPatterns(LLVMTypeConverter &converter,
                             RewritePatternSet &patterns) const override;
+  void populateDotPatterns(TypeConverter &converter,
+                           RewritePatternSet &patterns,
+                           LoweringState &state) const override;
   void markKernel(LLVM::LLVMFuncOp func,
                   unsigned threadsPerBlock) const override;
 };
 
-/// Registers `tile-nvidia-to-llvm`: lowerToLLVM with NvidiaTargetInfo, for
-/// tessera-opt.
+/// Registers the NVIDIA backend's passes for tessera-opt:
+/// `tile-nvidia-assign-mma`, and `tile-nvidia-to-llvm` (lowerToLLVM with
+/// NvidiaTargetInfo).
 void registerNvidiaPasses();
 
 } // namespace mlir::tile

@@ -190,8 +190,8 @@ def Tile_NVMMASharedLayoutAttr : Tile_LayoutAttr<"NVMMASharedLayout",
   let summary = "the 32/64/128-byte swizzled layouts of Hopper's wgmma and TMA";
   let description = [{
     Rows of `swizzlingByteWidth` bytes (0 for no swizzle) whose 16-byte
-    chunks are XORed with the row index modulo `swizzlingByteWidth / 16`;
-    wider tensors are cut in column tiles stored one after the other. With
+    chunks are XORed with `(row * swizzlingByteWidth / 128) %
+    (swizzlingByteWidth / 16)` (the 128-byte line of the row); wider tensors are cut in column tiles stored one after the other. With
     `transposed`, dimension 0 is the contiguous one.
 
     ```mlir

@@ -157,7 +157,10 @@ LinearLayout mlir::tile::nvmmaSharedLayout(ArrayRef<int64_t> shape,
           ? shape[fast]
           : std::min<int64_t>(shape[fast], swizzleBytes * 8 / elementBitWidth);
   int32_t vec = std::max(1u, 128 / elementBitWidth);
+  // The hardware XORs the 16-byte chunk index with bits 7.. of the byte
+  // address: a 128-byte line holds 128 / swizzleBytes rows of one phase.
   int32_t maxPhase = std::max(1u, swizzleBytes / 16);
+  int32_t perPhase = swizzleBytes == 0 ? 1 : 128 / swizzleBytes;
   std::vector<LinearLayout::InDim> ins{{kOffset, {}}};
   auto &bases = ins[0].bases;
   auto basis = [&](int32_t fastValue, int32_t slowValue) {
@@ -170,7 +173,8 @@ LinearLayout mlir::tile::nvmmaSharedLayout(ArrayRef<int64_t> shape,
   for (int32_t i = 1; i < rowElems; i *= 2)
     bases.push_back(basis(i, 0));
   for (int32_t row = 1; row < shape[slow]; row *= 2)
-    bases.push_back(basis(((row % maxPhase) * vec) & (rowElems - 1), row));
+    bases.push_back(
+        basis((((row / perPhase) % maxPhase) * vec) & (rowElems - 1), row));
   for (int64_t i = rowElems; i < shape[fast]; i *= 2)
     bases.push_back(basis(i, 0));
   std::vector<LinearLayout::OutDim> outs{

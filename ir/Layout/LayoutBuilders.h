@@ -68,8 +68,8 @@ LinearLayout swizzledSharedLayout(llvm::ArrayRef<int64_t> shape, unsigned vec,
                                   llvm::ArrayRef<unsigned> order);
 
 /// The 2-D shared layouts of Hopper's wgmma and TMA: rows of
-/// `swizzleBytes` (0, 32, 64 or 128) whose 16-byte chunks are XORed with the
-/// row index modulo swizzleBytes / 16; wider tensors are cut in column tiles
+/// `swizzleBytes` (0, 32, 64 or 128) whose 16-byte chunks are XORed with
+/// `(row * swizzleBytes / 128) % (swizzleBytes / 16)`; wider tensors are cut in column tiles
 /// stored one after the other. `transposed` makes dimension 0 the contiguous
 /// one.
 LinearLayout nvmmaSharedLayout(llvm::ArrayRef<int64_t> shape,

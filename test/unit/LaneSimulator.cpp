@@ -6,6 +6,8 @@
 #include "llvm/ADT/APSInt.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/GetElementPtrTypeIterator.h"
@@ -16,7 +18,10 @@
 #include "llvm/IR/Operator.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstring>
+#include <deque>
+#include <optional>
 
 using namespace llvm;
 
@@ -27,7 +32,9 @@ namespace {
 /// 64-bit host addresses, floats their IEEE bits.
 using Bits = SmallVector<APInt, 4>;
 
-// Structs are those of words an inline assembly returns.
+// Structs (those of words an inline assembly or a tensor-core intrinsic
+// returns) hold one element type; their members' elements are listed in
+// order, so a struct of two <2 x half> is four halves.
 unsigned elementBits(Type *type) {
   if (auto *structType = dyn_cast<StructType>(type))
     type = structType->getElementType(0);
@@ -40,8 +47,12 @@ unsigned elementBits(Type *type) {
 unsigned elementCount(Type *type) {
   if (auto *vector = dyn_cast<FixedVectorType>(type))
     return vector->getNumElements();
-  if (auto *structType = dyn_cast<StructType>(type))
-    return structType->getNumElements();
+  if (auto *structType = dyn_cast<StructType>(type)) {
+    unsigned count = 0;
+    for (Type *member : structType->elements())
+      count += elementCount(member);
+    return count;
+  }
   return 1;
 }
 
@@ -52,18 +63,190 @@ APFloat toFloat(Type *type, const APInt &bits) {
 /// Where a lane waits for others.
 enum class Wait { none, warp, workgroup, done };
 
+/// A cp.async a thread has issued: `bytes` bytes to shared memory at `to`,
+/// the first `sourceBytes` of them read from `from`, the rest zeros.
+struct AsyncCopy {
+  uint64_t to;
+  uint64_t from;
+  unsigned bytes;
+  unsigned sourceBytes;
+};
+
 struct Lane {
   unsigned id = 0;
   const BasicBlock *block = nullptr;
   BasicBlock::const_iterator next;
   DenseMap<const Value *, Bits> values;
   Wait wait = Wait::none;
+  /// cp.async copies issued since the last commit_group.
+  SmallVector<AsyncCopy> uncommitted;
+  /// Committed groups not yet retired by a wait, oldest first.
+  std::deque<SmallVector<AsyncCopy>> groups;
 };
 
 struct Buffer {
   uint64_t begin;
   uint64_t end;
 };
+
+/// Bits of a PTX element type of mma.sync; 0 for one it does not know.
+unsigned typeBits(StringRef type) {
+  return StringSwitch<unsigned>(type)
+      .Cases({"f16", "bf16"}, 16)
+      .Cases({"tf32", "f32", "s32"}, 32)
+      .Cases({"e4m3", "e5m2", "s8", "u8"}, 8)
+      .Default(0);
+}
+
+/// A type mma.sync multiplies (f32 and s32 only accumulate).
+bool isInputType(StringRef type) {
+  return typeBits(type) && type != "f32" && type != "s32";
+}
+
+bool isIntegerType(StringRef type) {
+  return type == "s8" || type == "u8" || type == "s32";
+}
+
+/// The value of an element of PTX type `type`. Every value of these types,
+/// and every sum of products mma.sync forms of them, is exact in a double.
+double decode(StringRef type, uint32_t bits) {
+  if (type == "s8")
+    return int8_t(bits);
+  if (type == "u8")
+    return uint8_t(bits);
+  if (type == "s32")
+    return int32_t(bits);
+  // The tensor core reads only tf32's 10 upper mantissa bits of the 23.
+  if (type == "tf32")
+    bits &= ~0x1fffu;
+  const fltSemantics *semantics = StringSwitch<const fltSemantics *>(type)
+                                      .Case("f16", &APFloat::IEEEhalf())
+                                      .Case("bf16", &APFloat::BFloat())
+                                      .Case("e4m3", &APFloat::Float8E4M3FN())
+                                      .Case("e5m2", &APFloat::Float8E5M2())
+                                      .Default(&APFloat::IEEEsingle());
+  APFloat value(*semantics, APInt(typeBits(type), bits));
+  bool lost;
+  value.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+  return value.convertToDouble();
+}
+
+/// What an `llvm.nvvm.mma.m16n8k<K>.row.col...` intrinsic computes: D
+/// (16 x 8) = A (16 x K) * B (K x 8) + C, with PTX element types.
+struct MmaKind {
+  unsigned k = 0;
+  StringRef a, b, c, d;
+  /// Integer sums clamp to the i32 range rather than wrap.
+  bool satfinite = false;
+
+  /// A lane's 32-bit registers of A, B and C: a warp holds 16K, 8K and 128
+  /// elements.
+  unsigned aRegisters() const { return k * typeBits(a) / 64; }
+  unsigned bRegisters() const { return k * typeBits(b) / 128; }
+  unsigned cRegisters() const { return 4 * typeBits(c) / 32; }
+};
+
+/// The kind of mma `name` (an intrinsic of the m16n8 shapes) names, read as
+/// IntrinsicsNVVM.td builds it (MMA_NAME, MMA_SIGNATURE): the shape, the
+/// layouts, an optional kind::f8f6f4 and satfinite, then the types that tell
+/// it apart: D, A, B, C for f8 inputs; D, C for f16 inputs; otherwise A (and
+/// B where it differs), accumulating in f32 or s32.
+std::optional<MmaKind> parseMma(StringRef name) {
+  if (!name.consume_front("llvm.nvvm.mma."))
+    return std::nullopt;
+  SmallVector<StringRef> parts;
+  name.split(parts, '.');
+  if (parts.size() < 4 || parts[1] != "row" || parts[2] != "col")
+    return std::nullopt;
+  MmaKind kind;
+  StringRef shape = parts[0];
+  if (!shape.consume_front("m16n8k") || shape.getAsInteger(10, kind.k) ||
+      kind.k == 0)
+    return std::nullopt;
+  ArrayRef<StringRef> types = ArrayRef(parts).drop_front(3);
+  if (types.size() > 2 && types[0] == "kind" && types[1] == "f8f6f4")
+    types = types.drop_front(2);
+  if (!types.empty() && types[0] == "satfinite") {
+    kind.satfinite = true;
+    types = types.drop_front();
+  }
+  auto isAccumulator = [](StringRef type) {
+    return type == "f16" || type == "f32";
+  };
+  if (types.size() == 4) {
+    kind.d = types[0];
+    kind.a = types[1];
+    kind.b = types[2];
+    kind.c = types[3];
+  } else if (types.size() == 2 && isAccumulator(types[0]) &&
+             isAccumulator(types[1])) {
+    kind.a = kind.b = "f16";
+    kind.d = types[0];
+    kind.c = types[1];
+  } else if (types.size() == 1 || types.size() == 2) {
+    kind.a = types.front();
+    kind.b = types.back();
+    kind.c = kind.d = isIntegerType(kind.a) ? "s32" : "f32";
+  } else {
+    return std::nullopt;
+  }
+  bool integer = isIntegerType(kind.a);
+  auto accumulatorOk = [&](StringRef type) {
+    return integer ? type == "s32" : isAccumulator(type);
+  };
+  unsigned bits = typeBits(kind.a);
+  if (!isInputType(kind.a) || !isInputType(kind.b) ||
+      typeBits(kind.b) != bits || isIntegerType(kind.b) != integer ||
+      !accumulatorOk(kind.c) || !accumulatorOk(kind.d) ||
+      (kind.satfinite && !integer) || kind.k * bits % 128 != 0)
+    return std::nullopt;
+  return kind;
+}
+
+/// (row, column) of element `e` of register `r` of lane `lane`'s fragment,
+/// `perRegister` elements a register (PTX ISA, "Matrix fragments for
+/// mma.m16n8k*"; g = lane / 4, t = lane % 4). A register holds elements
+/// adjacent along K. A's registers alternate rows g and g + 8, then move 4
+/// registers' width along K; B's move along K only.
+std::pair<unsigned, unsigned> aCoordinate(unsigned lane, unsigned r, unsigned e,
+                                          unsigned perRegister) {
+  unsigned g = lane / 4, t = lane % 4;
+  return {g + 8 * (r % 2), perRegister * (t + 4 * (r / 2)) + e};
+}
+
+/// (k, n) of B's element; see aCoordinate.
+std::pair<unsigned, unsigned> bCoordinate(unsigned lane, unsigned r, unsigned e,
+                                          unsigned perRegister) {
+  unsigned g = lane / 4, t = lane % 4;
+  return {perRegister * (t + 4 * r) + e, g};
+}
+
+/// (row, column) of a lane's `i`th accumulator element: c0, c1 in row g,
+/// c2, c3 in row g + 8, at columns 2t and 2t + 1.
+std::pair<unsigned, unsigned> cCoordinate(unsigned lane, unsigned i) {
+  unsigned g = lane / 4, t = lane % 4;
+  return {g + 8 * (i / 2), 2 * t + i % 2};
+}
+
+/// The elements of `bits` bits a 32-bit register holds, the first in the low
+/// bits; an i32 packs them, a <2 x half> lists them. Empty if `value` is not
+/// 32 bits.
+SmallVector<uint32_t, 4> registerElements(const Bits &value, unsigned bits) {
+  APInt word(32, 0);
+  unsigned at = 0;
+  for (const APInt &part : value) {
+    if (at + part.getBitWidth() > 32)
+      return {};
+    word.insertBits(part, at);
+    at += part.getBitWidth();
+  }
+  SmallVector<uint32_t, 4> elements;
+  if (at != 32)
+    return elements;
+  for (unsigned i = 0; i < 32 / bits; ++i)
+    elements.push_back(word.extractBitsAsZExtValue(bits, i * bits));
+  return elements;
+}
 
 } // namespace
 
@@ -83,6 +266,7 @@ public:
       // Dynamic shared memory (a zero-sized array) gets what a GPU gives.
       uint64_t bytes = layout.getTypeAllocSize(global.getValueType());
       auto &storage = shared.emplace_back(bytes ? bytes : 64 * 1024, 0xcd);
+      inFlight.emplace_back(storage.size(), 0);
       addBuffer(storage.data(), storage.size());
       globals[&global] = reinterpret_cast<uint64_t>(storage.data());
     }
@@ -98,6 +282,10 @@ public:
       return fail("the kernel takes " + Twine(kernel.arg_size()) +
                   " arguments, not " + Twine(args.size()));
     this->args.assign(args.begin(), args.end());
+    // Copies in flight from an earlier run were dropped with its lanes.
+    for (std::vector<uint32_t> &counts : inFlight)
+      llvm::fill(counts, 0);
+    copiesInFlight = 0;
     lanes.assign(group.numThreads, Lane());
     for (unsigned i = 0; i < lanes.size(); ++i) {
       lanes[i].id = i;
@@ -167,20 +355,155 @@ private:
         return fail(lane, *at, "lanes of a warp diverge at");
     auto &call = cast<CallInst>(*at);
     StringRef name = call.getCalledFunction()->getName();
-    SmallVector<APInt> results;
+    Expected<SmallVector<Bits>> results =
+        name.starts_with("llvm.nvvm.mma.") ? mmaOp(warp, call, name)
+        : name.starts_with("llvm.nvvm.ldmatrix.")
+            ? loadMatrixOp(warp, call, name)
+            : shuffleOp(warp, call, name);
+    if (!results)
+      return results.takeError();
+    for (auto [lane, result] : llvm::zip(warp, *results)) {
+      lane.values[&call] = std::move(result);
+      lane.wait = Wait::none;
+      ++lane.next;
+    }
+    return Error::success();
+  }
+
+  /// Each lane's value of a shuffle (ds_bpermute, shfl.sync).
+  Expected<SmallVector<Bits>> shuffleOp(MutableArrayRef<Lane> warp,
+                                        const CallInst &call, StringRef name) {
+    SmallVector<Bits> results;
     for (Lane &lane : warp) {
       Expected<unsigned> source = sourceLane(lane, call, name);
       if (!source)
         return source.takeError();
       // The value is the second operand of ds_bpermute and shfl.sync.
-      results.push_back(value(warp[*source], call.getArgOperand(1))[0]);
+      results.push_back({value(warp[*source], call.getArgOperand(1))[0]});
     }
-    for (auto [lane, result] : llvm::zip(warp, results)) {
-      lane.values[&call] = {result};
-      lane.wait = Wait::none;
-      ++lane.next;
+    return results;
+  }
+
+  /// mma.sync: forms A, B and C from the fragments of the warp's 32 lanes
+  /// and gives each lane its fragment of D = A * B + C. Float products are
+  /// exact in f32 for every input type here (short of overflow) and are
+  /// summed in f32 in K order, an f16 D rounded from that (the tensor core's
+  /// order and rounding of its sums may differ); integer ones are summed
+  /// exactly, then clamped to i32 (satfinite) or wrapped.
+  Expected<SmallVector<Bits>> mmaOp(MutableArrayRef<Lane> warp,
+                                    const CallInst &call, StringRef name) {
+    std::optional<MmaKind> kind = parseMma(name);
+    unsigned numA = kind ? kind->aRegisters() : 0;
+    unsigned numB = kind ? kind->bRegisters() : 0;
+    unsigned numC = kind ? kind->cRegisters() : 0;
+    if (!kind || call.arg_size() != numA + numB + numC)
+      return fail(warp.front(), call, "an mma the simulator does not know");
+    if (warp.size() != 32)
+      return fail(warp.front(), call, "an mma in a warp not of 32 lanes");
+    unsigned k = kind->k;
+    // Row-major, as values: every one is exact in a double.
+    std::vector<double> a(16 * k), b(k * 8), c(16 * 8);
+    for (auto [id, lane] : llvm::enumerate(warp)) {
+      for (unsigned r = 0; r < numA + numB + numC; ++r) {
+        bool isA = r < numA, isB = !isA && r < numA + numB;
+        StringRef type = isA ? kind->a : isB ? kind->b : kind->c;
+        unsigned perRegister = 32 / typeBits(type);
+        SmallVector<uint32_t, 4> elements = registerElements(
+            value(lane, call.getArgOperand(r)), typeBits(type));
+        if (elements.empty())
+          return fail(lane, call, "an mma operand not of 32 bits in");
+        for (auto [e, bits] : llvm::enumerate(elements)) {
+          if (isA) {
+            auto [row, col] = aCoordinate(id, r, e, perRegister);
+            a[row * k + col] = decode(type, bits);
+          } else if (isB) {
+            auto [row, col] = bCoordinate(id, r - numA, e, perRegister);
+            b[row * 8 + col] = decode(type, bits);
+          } else {
+            auto [row, col] =
+                cCoordinate(id, (r - numA - numB) * perRegister + e);
+            c[row * 8 + col] = decode(type, bits);
+          }
+        }
+      }
     }
-    return Error::success();
+    bool integer = kind->d == "s32";
+    SmallVector<Bits> results(32);
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      for (unsigned i = 0; i < 4; ++i) {
+        auto [row, col] = cCoordinate(lane, i);
+        APInt bits;
+        if (integer) {
+          double sum = c[row * 8 + col];
+          for (unsigned j = 0; j < k; ++j)
+            sum += a[row * k + j] * b[j * 8 + col];
+          auto exact = int64_t(sum);
+          if (kind->satfinite)
+            exact = std::clamp<int64_t>(exact, INT32_MIN, INT32_MAX);
+          bits = APInt(32, uint32_t(exact));
+        } else {
+          auto sum = float(c[row * 8 + col]);
+          for (unsigned j = 0; j < k; ++j)
+            sum += float(a[row * k + j] * b[j * 8 + col]);
+          APFloat d(sum);
+          bool lost;
+          if (kind->d == "f16")
+            d.convert(APFloat::IEEEhalf(), APFloat::rmNearestTiesToEven, &lost);
+          bits = d.bitcastToAPInt();
+        }
+        results[lane].push_back(bits);
+      }
+    }
+    return results;
+  }
+
+  /// ldmatrix.m8n8.x<N>: lanes 8i..8i+7 give the addresses of rows 0..7 of
+  /// matrix i (8 b16 each). Lane l gets in register i elements 2(l%4) and
+  /// 2(l%4) + 1 of row l/4 of matrix i, or with .trans of column l/4, the
+  /// first in the low half.
+  Expected<SmallVector<Bits>> loadMatrixOp(MutableArrayRef<Lane> warp,
+                                           const CallInst &call,
+                                           StringRef name) {
+    // m8n8.x<N>[.trans].b16, then the pointer type it is overloaded on.
+    SmallVector<StringRef> parts;
+    if (name.consume_front("llvm.nvvm.ldmatrix.sync.aligned."))
+      name.split(parts, '.');
+    bool transpose = parts.size() > 2 && parts[2] == "trans";
+    unsigned count = 0;
+    if (parts.size() < (transpose ? 4u : 3u) || parts[0] != "m8n8" ||
+        !parts[1].consume_front("x") || parts[1].getAsInteger(10, count) ||
+        (count != 1 && count != 2 && count != 4) ||
+        parts[transpose ? 3 : 2] != "b16")
+      return fail(warp.front(), call,
+                  "an ldmatrix the simulator does not know");
+    if (warp.size() != 32)
+      return fail(warp.front(), call, "an ldmatrix in a warp not of 32 lanes");
+    using Matrix = std::array<std::array<uint16_t, 8>, 8>;
+    SmallVector<Matrix> matrices(count);
+    for (unsigned i = 0; i < count; ++i) {
+      for (unsigned row = 0; row < 8; ++row) {
+        Lane &provider = warp[8 * i + row];
+        uint64_t at = value(provider, call.getArgOperand(0))[0].getZExtValue();
+        std::optional<uint64_t> offset = sharedOffset(at, 16);
+        if (!offset)
+          return fail(provider, call, "a row outside shared memory in");
+        if (*offset % 16)
+          return fail(provider, call, "a row not 16-byte aligned in");
+        if (group.catchInFlightReads && isInFlight(at, 16))
+          return fail(provider, call, kInFlightRead);
+        std::memcpy(matrices[i][row].data(), reinterpret_cast<void *>(at), 16);
+      }
+    }
+    SmallVector<Bits> results(32);
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      unsigned row = lane / 4, col = 2 * (lane % 4);
+      for (const Matrix &matrix : matrices) {
+        uint32_t low = transpose ? matrix[col][row] : matrix[row][col];
+        uint32_t high = transpose ? matrix[col + 1][row] : matrix[row][col + 1];
+        results[lane].push_back(APInt(32, low | high << 16));
+      }
+    }
+    return results;
   }
 
   /// The lane (within its warp) whose value `call` reads for `lane`.
@@ -349,10 +672,16 @@ private:
       return set({vector[index]});
     }
     if (auto *extract = dyn_cast<ExtractValueInst>(&inst)) {
-      if (extract->getNumIndices() != 1)
-        return fail(lane, inst, "a nested aggregate in");
-      return set({value(
-          lane, extract->getAggregateOperand())[extract->getIndices()[0]]});
+      auto *structType =
+          dyn_cast<StructType>(extract->getAggregateOperand()->getType());
+      if (extract->getNumIndices() != 1 || !structType)
+        return fail(lane, inst, "a nested aggregate or an array in");
+      // Member i's elements follow those of the members before it.
+      unsigned first = 0;
+      for (unsigned i = 0; i < extract->getIndices()[0]; ++i)
+        first += elementCount(structType->getElementType(i));
+      Bits aggregate = value(lane, extract->getAggregateOperand());
+      return set(Bits(ArrayRef(aggregate).slice(first, elementCount(type))));
     }
     if (auto *insert = dyn_cast<InsertElementInst>(&inst)) {
       Bits vector = value(lane, insert->getOperand(0));
@@ -418,6 +747,8 @@ private:
     uint64_t at = address.getZExtValue();
     if (elementBits(type) % 8 || !inBuffer(at, count * bytes))
       return fail(lane, inst, "an access outside every buffer in");
+    if (group.catchInFlightReads && isInFlight(at, count * bytes))
+      return fail(lane, inst, kInFlightRead);
     Bits out;
     for (unsigned i = 0; i < count; ++i) {
       uint64_t word = 0;
@@ -631,10 +962,14 @@ private:
     if (name == "llvm.amdgcn.implicitarg.ptr")
       return set(APInt(64, reinterpret_cast<uint64_t>(implicitArgs.data())));
     if (name == "llvm.amdgcn.ds.bpermute" ||
-        name.starts_with("llvm.nvvm.shfl.sync.")) {
+        name.starts_with("llvm.nvvm.shfl.sync.") ||
+        name.starts_with("llvm.nvvm.mma.") ||
+        name.starts_with("llvm.nvvm.ldmatrix.")) {
       lane.wait = Wait::warp;
       return false;
     }
+    if (name.consume_front("llvm.nvvm.cp.async."))
+      return asyncCopyOp(lane, call, name);
     if (name == "llvm.amdgcn.s.barrier" ||
         name.starts_with("llvm.nvvm.barrier")) {
       lane.wait = Wait::workgroup;
@@ -685,6 +1020,113 @@ private:
     return true;
   }
 
+  /// cp.async `name` (the intrinsic's name after `llvm.nvvm.cp.async.`): a
+  /// copy is only recorded at issue; a wait retires groups, writing their
+  /// bytes, read from global memory then.
+  Expected<bool> asyncCopyOp(Lane &lane, const CallInst &call, StringRef name) {
+    if (name == "commit.group") {
+      lane.groups.push_back(std::move(lane.uncommitted));
+      lane.uncommitted.clear();
+      return true;
+    }
+    if (name == "wait.group" || name == "wait.all") {
+      // wait.group N leaves the N most recent committed groups in flight;
+      // wait.all is commit.group then wait.group 0.
+      uint64_t keep =
+          name == "wait.all"
+              ? 0
+              : value(lane, call.getArgOperand(0))[0].getZExtValue();
+      for (; lane.groups.size() > keep; lane.groups.pop_front())
+        for (const AsyncCopy &copy : lane.groups.front())
+          retire(copy);
+      if (name == "wait.all") {
+        for (const AsyncCopy &copy : lane.uncommitted)
+          retire(copy);
+        lane.uncommitted.clear();
+      }
+      return true;
+    }
+    // {ca,cg}.shared.global.<bytes>[.s], .s taking the bytes to read.
+    SmallVector<StringRef> parts;
+    name.split(parts, '.');
+    unsigned bytes = 0;
+    if ((parts.size() != 4 && parts.size() != 5) ||
+        (parts[0] != "ca" && parts[0] != "cg") || parts[1] != "shared" ||
+        parts[2] != "global" || parts[3].getAsInteger(10, bytes) ||
+        (bytes != 4 && bytes != 8 && bytes != 16) ||
+        (parts.size() == 5 && parts[4] != "s"))
+      return fail(lane, call, "a cp.async the simulator does not know");
+    uint64_t to = value(lane, call.getArgOperand(0))[0].getZExtValue();
+    uint64_t from = value(lane, call.getArgOperand(1))[0].getZExtValue();
+    uint64_t sourceBytes =
+        parts.size() == 5 ? value(lane, call.getArgOperand(2))[0].getZExtValue()
+                          : bytes;
+    std::optional<uint64_t> offset = sharedOffset(to, bytes);
+    if (!offset)
+      return fail(lane, call, "a cp.async to outside shared memory in");
+    if (*offset % bytes || from % bytes)
+      return fail(lane, call, "a cp.async not aligned to its size in");
+    if (sourceBytes > bytes)
+      return fail(lane, call, "a cp.async reading more than it copies in");
+    if (sourceBytes && !inBuffer(from, sourceBytes))
+      return fail(lane, call, "a cp.async from outside every buffer in");
+    lane.uncommitted.push_back({to, from, bytes, unsigned(sourceBytes)});
+    countInFlight(to, bytes, 1);
+    return true;
+  }
+
+  /// Writes `copy` to shared memory: its source as it is now, then zeros.
+  void retire(const AsyncCopy &copy) {
+    auto *to = reinterpret_cast<uint8_t *>(copy.to);
+    std::memcpy(to, reinterpret_cast<const void *>(copy.from),
+                copy.sourceBytes);
+    std::memset(to + copy.sourceBytes, 0, copy.bytes - copy.sourceBytes);
+    countInFlight(copy.to, copy.bytes, -1);
+  }
+
+  /// The offset of [address, address + bytes) in the shared variable that
+  /// holds all of it.
+  std::optional<uint64_t> sharedOffset(uint64_t address, uint64_t bytes) const {
+    for (const std::vector<uint8_t> &storage : shared) {
+      auto begin = reinterpret_cast<uint64_t>(storage.data());
+      if (address >= begin && address + bytes <= begin + storage.size())
+        return address - begin;
+    }
+    return std::nullopt;
+  }
+
+  /// Adds `delta` to the copies in flight that write each of `bytes` shared
+  /// bytes at `address`.
+  void countInFlight(uint64_t address, unsigned bytes, int delta) {
+    for (auto [storage, counts] : llvm::zip(shared, inFlight)) {
+      auto begin = reinterpret_cast<uint64_t>(storage.data());
+      if (address < begin || address + bytes > begin + storage.size())
+        continue;
+      for (unsigned i = 0; i < bytes; ++i)
+        counts[address - begin + i] += delta;
+    }
+    copiesInFlight += delta;
+  }
+
+  /// Whether a cp.async in flight writes one of `bytes` bytes at `address`.
+  bool isInFlight(uint64_t address, uint64_t bytes) const {
+    if (!copiesInFlight)
+      return false;
+    for (auto [storage, counts] : llvm::zip(shared, inFlight)) {
+      auto begin = reinterpret_cast<uint64_t>(storage.data());
+      uint64_t first = std::max(address, begin);
+      uint64_t last = std::min(address + bytes, begin + storage.size());
+      for (uint64_t at = first; at < last; ++at)
+        if (counts[at - begin])
+          return true;
+    }
+    return false;
+  }
+
+  static constexpr const char *kInFlightRead =
+      "a read of shared memory that a cp.async still in flight writes (a "
+      "missing or too weak cp.async.wait) in";
+
   bool inBuffer(uint64_t address, uint64_t bytes) const {
     return llvm::any_of(buffers, [&](const Buffer &buffer) {
       return address >= buffer.begin && address + bytes <= buffer.end;
@@ -698,6 +1140,9 @@ private:
   std::vector<uint64_t> args;
   std::vector<Buffer> buffers;
   std::vector<std::vector<uint8_t>> shared;
+  /// Per byte of `shared`, how many issued and unretired cp.async write it.
+  std::vector<std::vector<uint32_t>> inFlight;
+  int64_t copiesInFlight = 0;
   DenseMap<const GlobalVariable *, uint64_t> globals;
   std::array<uint32_t, 16> implicitArgs = {};
 };

@@ -4,10 +4,15 @@
 // what depends on the warp size (butterfly shuffles, the lane and warp
 // decomposition of a thread id, shared-memory exchanges between warps) is
 // checked by running it, without a GPU. Each lane interprets the IR on its
-// own; a cross-lane operation (AMD ds_bpermute, NVIDIA shfl.sync) waits until
-// every lane of its warp arrives, a barrier until every lane of the
-// workgroup does. Pointers are host addresses, checked against the buffers
-// the test registers and the workgroup's shared memory.
+// own; a cross-lane operation (AMD ds_bpermute, NVIDIA shfl.sync, and the
+// tensor-core operations mma.sync and ldmatrix) waits until every lane of its
+// warp arrives, a barrier until every lane of the workgroup does. Pointers
+// are host addresses, checked against the buffers the test registers and the
+// workgroup's shared memory.
+//
+// cp.async copies land in shared memory only when a cp.async.wait retires
+// their group, not at issue nor at a barrier, so a kernel that waits too
+// little reads stale bytes (or fails, see Workgroup::catchInFlightReads).
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +38,10 @@ struct Workgroup {
   unsigned numThreads = 128;
   std::array<unsigned, 3> programId = {0, 0, 0};
   std::array<unsigned, 3> numPrograms = {1, 1, 1};
+  /// Reading shared bytes that a cp.async still in flight (of any thread)
+  /// will write fails the run, naming the read: the wait before it is
+  /// missing or too weak. Off, the read sees the bytes from before the copy.
+  bool catchInFlightReads = true;
 };
 
 class LaneSimulator {
@@ -47,7 +56,8 @@ public:
   /// kernel's arguments, pointers as host addresses. The error names the
   /// instruction and lane of the first failure (an operation the simulator
   /// does not know, an access outside every buffer, lanes of a warp that
-  /// diverge at a shuffle, a deadlock).
+  /// diverge at a shuffle, a deadlock). Copies still in flight when the
+  /// kernel ends are dropped.
   llvm::Error run(llvm::ArrayRef<uint64_t> args);
 
 private:

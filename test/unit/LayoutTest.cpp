@@ -228,12 +228,15 @@ TEST(NVMMASharedLayout, MatchesTheHopperSwizzle) {
         int64_t cols = shape[fast], rows = shape[1 - fast];
         int64_t rowElems =
             bytes == 0 ? cols : std::min<int64_t>(cols, bytes * 8 / bits);
+        // Chunk c of row r goes to c ^ ((r * bytes / 128) % (bytes / 16)),
+        // as TMA writes it on an H100.
         int64_t vec = 128 / bits, phases = std::max(1u, bytes / 16);
+        int64_t perPhase = bytes == 0 ? 1 : 128 / bytes;
         for (int64_t offset = 0; offset < cols * rows; ++offset) {
           int64_t inRow = offset % rowElems;
           int64_t row = (offset / rowElems) % rows;
           int64_t tile = offset / (rowElems * rows);
-          int64_t chunkXor = ((row % phases) * vec) % rowElems;
+          int64_t chunkXor = (((row / perPhase) % phases) * vec) % rowElems;
           Coord expected(2);
           expected[fast] = tile * rowElems + (inRow ^ chunkXor);
           expected[1 - fast] = row;

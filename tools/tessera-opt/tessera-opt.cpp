@@ -2,6 +2,7 @@
 
 #include "backends/amd/AmdTargetInfo.h"
 #include "backends/common/Passes.h"
+#include "backends/nvidia/IR/NvidiaDialect.h"
 #include "backends/nvidia/NvidiaTargetInfo.h"
 #include "ir/Tile/KernelDialects.h"
 #include "transforms/Passes.h"
@@ -13,6 +14,7 @@
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::tile::registerKernelDialects(registry);
+  registry.insert<mlir::tile::nvidia::TileNvidiaDialect>();
 
   // The generic passes the default pipeline uses, runnable on their own too.
   mlir::registerCanonicalizerPass();

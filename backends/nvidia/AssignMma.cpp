@@ -1,0 +1,200 @@
+//===- AssignMma.cpp - dots onto the tensor cores -------------------------===//
+
+#include "backends/nvidia/Passes.h"
+
+#include "ir/Tile/TileOps.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+
+#define DEBUG_TYPE "tile-nvidia-assign-mma"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILENVIDIAASSIGNMMAPASS
+#include "backends/nvidia/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::nvidia;
+
+namespace {
+
+/// The element types the tensor cores multiply a dot's operands as on a
+/// GPU of `capability`; none where they cannot.
+std::optional<std::pair<Type, Type>> mmaOperandTypes(DotOp dot,
+                                                     unsigned capability) {
+  Type a = dot.getA().getType().getElementType();
+  Type b = dot.getB().getType().getElementType();
+  Type c = dot.getType().getElementType();
+  if (isa<FloatType>(c) && c.getIntOrFloatBitWidth() > 32)
+    return std::nullopt;
+  if ((a.isF16() || a.isBF16()) && a == b)
+    return std::pair(a, b);
+  if (a.isF32() && b.isF32() && dot.getPrecision() != InputPrecision::ieee)
+    return std::pair(a, b);
+  if (a.isInteger(8) && b.isInteger(8) && isa<IntegerType>(c))
+    return std::pair(a, b);
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(a) &&
+      isa<Float8E4M3FNType, Float8E5M2Type>(b)) {
+    // sm_89 multiplies fp8 (both formats, mixed too); earlier GPUs multiply
+    // them as f16.
+    if (capability >= 89)
+      return std::pair(a, b);
+    Type f16 = Float16Type::get(a.getContext());
+    return std::pair(f16, f16);
+  }
+  return std::nullopt;
+}
+
+/// K of the mma.sync instruction for operands of `type`.
+int64_t instructionK(Type type) {
+  return 256 / type.getIntOrFloatBitWidth();
+}
+
+/// Whether `dot`'s result reaches another dot's operand, or an operand of
+/// `dot` comes from another dot: a chain, as in attention.
+bool isChained(DotOp dot) {
+  SetVector<Operation *> forward;
+  getForwardSlice(dot.getD(), &forward);
+  for (Operation *op : forward)
+    if (auto next = dyn_cast<DotOp>(op))
+      for (Value operand : {next.getA(), next.getB()})
+        if (operand == dot.getD() ||
+            (operand.getDefiningOp() &&
+             forward.contains(operand.getDefiningOp())))
+          return true;
+  for (Value operand : {dot.getA(), dot.getB()}) {
+    SetVector<Operation *> backward;
+    BackwardSliceOptions options;
+    options.omitBlockArguments = true;
+    if (failed(getBackwardSlice(operand, &backward, options)))
+      continue;
+    if (llvm::any_of(backward, llvm::IsaPred<DotOp>))
+      return true;
+  }
+  return false;
+}
+
+/// How `numWarps` warps tile a dot of `shape` (rank 2 or 3) in 16x8 tiles.
+SmallVector<unsigned> warpsFor(ArrayRef<int64_t> shape, unsigned numWarps,
+                               bool chained) {
+  unsigned rank = shape.size();
+  SmallVector<unsigned> warps(rank, 1);
+  unsigned left = numWarps;
+  if (rank == 3) {
+    warps[0] = std::min<int64_t>(left, shape[0]);
+    left /= warps[0];
+  }
+  int64_t m = shape[rank - 2], n = shape[rank - 1];
+  unsigned &wm = warps[rank - 2], &wn = warps[rank - 1];
+  if (chained) {
+    wm = std::min<int64_t>(left, std::max<int64_t>(1, m / 16));
+    wn = left / wm;
+    return warps;
+  }
+  while (wm * wn < left) {
+    // Tiles of 16x16 left per warp along each dimension decide.
+    if (m / 16 / wm >= n / 16 / wn && wm < m / 16)
+      wm *= 2;
+    else if (wn < n / 8)
+      wn *= 2;
+    else
+      wm *= 2; // More warps than tiles: they hold copies.
+  }
+  return warps;
+}
+
+RankedTensorType withLayout(RankedTensorType type, Attribute layout,
+                            Type element = {}) {
+  return RankedTensorType::get(type.getShape(),
+                               element ? element : type.getElementType(),
+                               layout);
+}
+
+/// `value` as a tensor of `element` in `layout`: widened or narrowed, then
+/// converted.
+Value castAndConvert(OpBuilder &b, Location loc, Value value, Type element,
+                     Attribute layout) {
+  auto type = cast<RankedTensorType>(value.getType());
+  Type from = type.getElementType();
+  if (from != element) {
+    auto cast = withLayout(type, type.getEncoding(), element);
+    bool widen = from.getIntOrFloatBitWidth() < element.getIntOrFloatBitWidth();
+    if (isa<FloatType>(element))
+      value = widen ? Value(arith::ExtFOp::create(b, loc, cast, value))
+                    : Value(arith::TruncFOp::create(b, loc, cast, value));
+    else
+      value = widen ? Value(arith::ExtSIOp::create(b, loc, cast, value))
+                    : Value(arith::TruncIOp::create(b, loc, cast, value));
+  }
+  return ConvertLayoutOp::create(b, loc, withLayout(type, layout, element),
+                                 value);
+}
+
+struct TileNvidiaAssignMmaPass
+    : public mlir::tile::impl::TileNvidiaAssignMmaPassBase<
+          TileNvidiaAssignMmaPass> {
+  using TileNvidiaAssignMmaPassBase::TileNvidiaAssignMmaPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto numWarpsAttr = module->getAttrOfType<IntegerAttr>("tile.num_warps");
+    if (!numWarpsAttr) {
+      module.emitError("the mma stage needs layouts: run tile-assign-layouts "
+                       "first (the module has no tile.num_warps)");
+      return signalPassFailure();
+    }
+    unsigned numWarps = numWarpsAttr.getInt();
+    SmallVector<DotOp> dots;
+    module.walk([&](DotOp dot) { dots.push_back(dot); });
+    for (DotOp dot : dots)
+      assign(dot, numWarps);
+  }
+
+  void assign(DotOp dot, unsigned numWarps) {
+    auto operands = mmaOperandTypes(dot, computeCapability);
+    if (!operands)
+      return;
+    auto [operand, bOperandType] = *operands;
+    RankedTensorType type = dot.getType();
+    ArrayRef<int64_t> shape = type.getShape();
+    unsigned rank = shape.size();
+    int64_t k = dot.getA().getType().getShape()[rank - 1];
+    if (shape[rank - 2] < 16 || shape[rank - 1] < 8 ||
+        k < instructionK(operand))
+      return;
+
+    MLIRContext *context = &getContext();
+    auto mma = MmaLayoutAttr::get(
+        context, 2, warpsFor(shape, numWarps, isChained(dot)), {16, 8});
+    unsigned kWidth = 32 / operand.getIntOrFloatBitWidth();
+    Type element = type.getElementType();
+    Type accumulator = isa<FloatType>(element)
+                           ? Type(Float32Type::get(context))
+                           : Type(IntegerType::get(context, 32));
+    Location loc = dot.getLoc();
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : dot.getD().getUses())
+      uses.push_back(&use);
+    OpBuilder b(dot);
+    Value a = castAndConvert(b, loc, dot.getA(), operand,
+                             DotOperandLayoutAttr::get(context, 0, mma, kWidth));
+    Value bOperand =
+        castAndConvert(b, loc, dot.getB(), bOperandType,
+                       DotOperandLayoutAttr::get(context, 1, mma, kWidth));
+    Value c = castAndConvert(b, loc, dot.getC(), accumulator, mma);
+    dot.getAMutable().assign(a);
+    dot.getBMutable().assign(bOperand);
+    dot.getCMutable().assign(c);
+    dot.getD().setType(cast<RankedTensorType>(c.getType()));
+
+    b.setInsertionPointAfter(dot);
+    Value result =
+        castAndConvert(b, loc, dot.getD(), element, type.getEncoding());
+    for (OpOperand *use : uses)
+      use->set(result);
+  }
+};
+} // namespace

@@ -1,0 +1,99 @@
+//===- MmaLayouts.cpp - tensor-core register layouts as linear layouts ----===//
+
+#include "backends/nvidia/IR/MmaLayouts.h"
+
+#include "ir/Layout/LayoutBuilders.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <cassert>
+
+using namespace mlir::tile;
+using llvm::ArrayRef;
+
+namespace {
+/// Bases of one input dimension, built a basis at a time.
+struct BasesOf {
+  unsigned rank;
+  LinearLayout::InDim in;
+
+  /// Adds a basis stepping `dim` by `value`.
+  void step(unsigned dim, int32_t value) {
+    std::vector<int32_t> basis(rank, 0);
+    basis[dim] = value;
+    in.bases.push_back(std::move(basis));
+  }
+  /// Adds a basis that reaches no new element (a broadcast).
+  void stay() { in.bases.push_back(std::vector<int32_t>(rank, 0)); }
+};
+
+/// Warps tile the per-warp tile `warpTile` (one size per dimension) N
+/// fastest, then M, then batch; warps along a dimension `warpTile` gives 0
+/// for hold the same elements.
+void addWarps(BasesOf &warps, ArrayRef<unsigned> warpsPerCTA,
+              ArrayRef<int32_t> warpTile) {
+  for (unsigned d = warpsPerCTA.size(); d-- > 0;)
+    for (unsigned bit = 0; bit < llvm::Log2_32(warpsPerCTA[d]); ++bit) {
+      if (warpTile[d] == 0)
+        warps.stay();
+      else
+        warps.step(d, warpTile[d] << bit);
+    }
+}
+
+LinearLayout finish(unsigned rank, BasesOf &registers, BasesOf &lanes,
+                    BasesOf &warps, ArrayRef<int64_t> shape) {
+  LinearLayout tile = llvm::cantFail(LinearLayout::createWithMinimalOuts(
+      {registers.in, lanes.in, warps.in}, dimNames(rank)));
+  return fitToShape(tile, shape);
+}
+} // namespace
+
+LinearLayout nvidia::mmaV2Layout(ArrayRef<int64_t> shape,
+                                 ArrayRef<unsigned> warpsPerCTA) {
+  unsigned rank = shape.size();
+  assert((rank == 2 || rank == 3) && warpsPerCTA.size() == rank);
+  unsigned m = rank - 2, n = rank - 1;
+  BasesOf registers{rank, {kRegister, {}}}, lanes{rank, {kLane, {}}},
+      warps{rank, {kWarp, {}}};
+  registers.step(n, 1);
+  lanes.step(n, 2);
+  lanes.step(n, 4);
+  lanes.step(m, 1);
+  lanes.step(m, 2);
+  lanes.step(m, 4);
+  registers.step(m, 8);
+  llvm::SmallVector<int32_t, 3> warpTile(rank, 1);
+  warpTile[m] = 16;
+  warpTile[n] = 8;
+  addWarps(warps, warpsPerCTA, warpTile);
+  return finish(rank, registers, lanes, warps, shape);
+}
+
+LinearLayout nvidia::mmaV2OperandLayout(ArrayRef<int64_t> shape,
+                                        ArrayRef<unsigned> warpsPerCTA,
+                                        unsigned opIdx, unsigned kWidth) {
+  unsigned rank = shape.size();
+  assert((rank == 2 || rank == 3) && warpsPerCTA.size() == rank && opIdx < 2);
+  assert(llvm::isPowerOf2_32(kWidth));
+  unsigned m = rank - 2, n = rank - 1;
+  // A is MxK (K = dimension n), B is KxN (K = dimension m).
+  unsigned k = opIdx == 0 ? n : m, outer = opIdx == 0 ? m : n;
+  BasesOf registers{rank, {kRegister, {}}}, lanes{rank, {kLane, {}}},
+      warps{rank, {kWarp, {}}};
+  for (unsigned i = 1; i < kWidth; i *= 2)
+    registers.step(k, i);
+  lanes.step(k, kWidth);
+  lanes.step(k, 2 * kWidth);
+  lanes.step(outer, 1);
+  lanes.step(outer, 2);
+  lanes.step(outer, 4);
+  if (opIdx == 0)
+    registers.step(outer, 8);
+  registers.step(k, 4 * kWidth);
+  llvm::SmallVector<int32_t, 3> warpTile(rank, 1);
+  warpTile[outer] = opIdx == 0 ? 16 : 8;
+  warpTile[k] = 0;
+  addWarps(warps, warpsPerCTA, warpTile);
+  return finish(rank, registers, lanes, warps, shape);
+}

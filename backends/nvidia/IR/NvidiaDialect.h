@@ -1,0 +1,15 @@
+//===- NvidiaDialect.h - NVIDIA's layouts and ops -------------------------===//
+
+#ifndef TESSERA_BACKENDS_NVIDIA_IR_NVIDIADIALECT_H
+#define TESSERA_BACKENDS_NVIDIA_IR_NVIDIADIALECT_H
+
+#include "ir/Layout/LayoutAttrs.h"
+
+#include "mlir/IR/Dialect.h"
+
+#include "backends/nvidia/IR/NvidiaDialect.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "backends/nvidia/IR/NvidiaAttrs.h.inc"
+
+#endif // TESSERA_BACKENDS_NVIDIA_IR_NVIDIADIALECT_H

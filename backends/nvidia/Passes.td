@@ -1,0 +1,39 @@
+//===- Passes.td - the NVIDIA backend's passes ---------------*- tablegen -*-===//
+
+#ifndef TESSERA_BACKENDS_NVIDIA_PASSES_TD
+#define TESSERA_BACKENDS_NVIDIA_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TileNvidiaAssignMmaPass
+    : Pass<"tile-nvidia-assign-mma", "::mlir::ModuleOp"> {
+  let summary = "compute dots on the tensor cores: mma layouts for tile.dot";
+  let description = [{
+    The NVIDIA backend's matrix-unit stage. Each `tile.dot` the tensor cores
+    can compute gets a `#tile_nvidia.mma` result layout and
+    `#tile.dot_operand` layouts of it for its operands (`kWidth` = 32 /
+    the operands' bit width), with converts from and to the layouts the
+    dot had:
+
+    - f16 and bf16 (m16n8k16), fp32 unless `precision = ieee` (tf32,
+      m16n8k8), i8 with an integer accumulator (m16n8k32), fp8 e4m3/e5m2
+      (m16n8k32 from sm_89; widened to f16 before);
+    - accumulators narrower than the instruction's (f16, i8) are widened
+      around the dot;
+    - M >= 16, N >= 8 and K at least the instruction's K; other dots (f64,
+      tiny shapes) stay on the CUDA cores;
+    - warps go along M or N, to the one with more tiles left (ties to M);
+      a dot whose result feeds another dot's operand, or whose operand
+      comes from another dot (attention), puts them all along M.
+
+    Run tile-remove-conversions after it.
+  }];
+  let options = [
+    Option<"computeCapability", "compute-capability", "unsigned",
+           /*default=*/"80", "the GPU's compute capability (80 ... 90)">,
+  ];
+  let dependentDialects = ["::mlir::tile::nvidia::TileNvidiaDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+#endif // TESSERA_BACKENDS_NVIDIA_PASSES_TD
