@@ -357,16 +357,24 @@ struct RematerializeElementwise : public OpRewritePattern<ConvertLayoutOp> {
   }
 };
 
-/// convert_layout(broadcast x) -> broadcast(convert_layout x) to a blocked
-/// layout, and convert_layout(expand_dims x) -> expand_dims(convert_layout x)
-/// through the slice of the layout wanted.
+/// Whether `layout` describes tensors of any shape of its rank (a linear
+/// layout is made for one shape, a dot operand for its dot).
+bool servesEveryShape(Attribute layout) {
+  return isa<DistributedLayoutAttrInterface>(layout) &&
+         !isa<LinearEncodingAttr, DotOperandLayoutAttr>(layout);
+}
+
+/// convert_layout(broadcast x) -> broadcast(convert_layout x) to a layout
+/// that serves every shape (a blocked or matrix-unit one), and
+/// convert_layout(expand_dims x) -> expand_dims(convert_layout x) through
+/// the slice of the layout wanted.
 struct RematerializeShapeOps : public OpRewritePattern<ConvertLayoutOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConvertLayoutOp convert,
                                 PatternRewriter &rewriter) const override {
     Attribute layout = convert.getType().getEncoding();
     if (auto broadcast = convert.getSrc().getDefiningOp<BroadcastOp>()) {
-      if (!isa<BlockedLayoutAttr>(layout))
+      if (!servesEveryShape(layout))
         return failure();
       Value src = ConvertLayoutOp::create(
           rewriter, convert.getLoc(),
@@ -557,5 +565,7 @@ LogicalResult mlir::tile::runLayoutStage(
   }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Converts of values a loop does not change (attention's q) run once.
+  pm.addPass(createLoopInvariantCodeMotionPass());
   return pm.run(module);
 }

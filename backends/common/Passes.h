@@ -17,7 +17,7 @@ namespace mlir::tile {
 /// The layout stage every backend runs: tile-assign-layouts for `numWarps`
 /// warps of `warpSize` lanes; then the backend's matrix-unit passes, which
 /// give dots the layouts of its matrix units, and tile-remove-conversions
-/// after them; then canonicalize and cse.
+/// after them; then canonicalize, cse and loop-invariant code motion.
 LogicalResult runLayoutStage(
     ModuleOp module, unsigned numWarps, unsigned warpSize,
     llvm::function_ref<void(OpPassManager &)> addMatrixUnitPasses = {});
