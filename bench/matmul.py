@@ -1,0 +1,299 @@
+"""Matrix multiplication on tensor cores: TFLOP/s of Tessera, cuBLAS
+(torch.matmul; torch._scaled_mm for fp8) and upstream Triton, running one
+kernel source (Triton's tutorial 03 matmul) autotuned by each DSL over the
+tutorial's CUDA configs; fp16 and bf16 at 1024^3, 4096^3, 8192^3 and
+16384x1024x1024, fp8 e4m3 at 4096^3 with B K-major as the tutorial passes it.
+
+Upstream Triton on mma.sync is timed too ("triton-sm80"): a child process of
+this script with TRITON_OVERRIDE_ARCH=sm80, which Triton reads when it
+compiles. An sm_80 binary may not load on a newer GPU; then the child runs
+again with DISABLE_MMA_V3=1, which keeps Triton's target and takes mma.sync
+in place of wgmma, and the column says "triton-mmav2".
+
+    python3 bench/matmul.py            # the table
+    python3 bench/matmul.py --quick    # fp16 1024^3 only
+    python3 bench/matmul.py --check    # the kernel on the host interpreter
+"""
+
+import argparse
+import importlib
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import warnings
+
+# The kernel is written once, as Triton users write it; kernels_of(dsl) runs
+# this file again as a module with `tl` and `jit` bound to Tessera's or to
+# upstream Triton's (as common.kernels does for kernels.py). Run as a script,
+# they are Tessera's.
+if "jit" not in globals():
+    try:
+        import tessera.language as tl
+        from tessera import jit
+    except ImportError as e:
+        sys.exit(f"bench/matmul.py: cannot import Tessera ({e}); "
+                 "set PYTHONPATH=build/<preset>/python")
+
+
+@jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                  stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                  BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
+                  BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr):
+    # Tutorial 03's kernel; C is stored in its own element type.
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_SIZE_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+
+    offs_am = (pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)) % M
+    offs_bn = (pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)) % N
+    offs_k = tl.arange(0, BLOCK_SIZE_K)
+    a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+    b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+
+    accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_SIZE_K, other=0.0)
+        accumulator = tl.dot(a, b, accumulator)
+        a_ptrs += BLOCK_SIZE_K * stride_ak
+        b_ptrs += BLOCK_SIZE_K * stride_bk
+    c = accumulator.to(c_ptr.dtype.element_ty)
+
+    offs_cm = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+    offs_cn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+    c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+    tl.store(c_ptrs, c, mask=c_mask)
+
+
+# Triton's tutorial 03, get_cuda_autotune_config():
+# (BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, num_stages, num_warps), GROUP_SIZE_M 8.
+CONFIGS = [(128, 256, 64, 3, 8), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
+           (64, 128, 32, 4, 4), (128, 32, 32, 4, 4), (64, 32, 32, 5, 2), (32, 64, 32, 5, 2),
+           # the tutorial's configs for fp8 inputs
+           (128, 256, 128, 3, 8), (256, 128, 128, 3, 8), (256, 64, 128, 4, 4),
+           (64, 256, 128, 4, 4), (128, 128, 128, 4, 4), (128, 64, 64, 4, 4),
+           (64, 128, 64, 4, 4), (128, 32, 64, 4, 4)]
+
+SHAPES = [(1024, 1024, 1024), (4096, 4096, 4096), (8192, 8192, 8192), (16384, 1024, 1024)]
+# (name, dtype, shapes); fp8 is e4m3 with B K-major
+CASES = [("fp16", "float16", SHAPES), ("bf16", "bfloat16", SHAPES),
+         ("fp8e4m3", "float8_e4m3fn", [(4096, 4096, 4096)])]
+QUICK = [("fp16", "float16", [(1024, 1024, 1024)])]
+
+
+def kernels_of(dsl):
+    """This file's kernel with `tl` and `jit` of "tessera" or "triton", and
+    `tuned`, the kernel under that DSL's autotune over CONFIGS; None where
+    the DSL is not installed."""
+    try:
+        package = importlib.import_module(dsl)
+        language = importlib.import_module(dsl + ".language")
+    except ImportError:
+        return None
+    spec = importlib.util.spec_from_file_location(f"matmul_{dsl}", os.path.abspath(__file__))
+    module = importlib.util.module_from_spec(spec)
+    module.tl, module.jit = language, package.jit
+    spec.loader.exec_module(module)
+    configs = [package.Config({"BLOCK_SIZE_M": m, "BLOCK_SIZE_N": n, "BLOCK_SIZE_K": k,
+                               "GROUP_SIZE_M": 8}, num_stages=s, num_warps=w)
+               for m, n, k, s, w in CONFIGS]
+    module.tuned = package.autotune(configs, key=["M", "N", "K"])(module.matmul_kernel)
+    return module
+
+
+def matmul(kernel, a, b, c, **meta):
+    """c = a @ b; `meta` gives the blocks and launch options where `kernel`
+    is not autotuned."""
+    M, K = a.shape
+    N = b.shape[1]
+    grid = lambda m: (((M + m["BLOCK_SIZE_M"] - 1) // m["BLOCK_SIZE_M"])
+                      * ((N + m["BLOCK_SIZE_N"] - 1) // m["BLOCK_SIZE_N"]),)
+    kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                 c.stride(0), c.stride(1), **meta)
+    return c
+
+
+def operands(torch, dtype, M, N, K):
+    """A (MxK), B (KxN) and C (MxN); for fp8, B is K-major (column-major) and
+    C fp16, as in the tutorial."""
+    torch.manual_seed(0)
+    a = torch.randn((M, K), device="cuda", dtype=torch.float16)
+    if dtype.startswith("float8"):
+        fp8 = getattr(torch, dtype)
+        b = torch.randn((N, K), device="cuda", dtype=torch.float16).T
+        return a.to(fp8), b.to(fp8), torch.empty((M, N), device="cuda", dtype=torch.float16)
+    dt = getattr(torch, dtype)
+    b = torch.randn((K, N), device="cuda", dtype=torch.float16)
+    return a.to(dt), b.to(dt), torch.empty((M, N), device="cuda", dtype=dt)
+
+
+def reference(torch, a, b):
+    """torch.matmul in the inputs' type (fp16 for fp8 inputs)."""
+    if a.dtype in (torch.float16, torch.bfloat16):
+        return torch.matmul(a, b)
+    return torch.matmul(a.to(torch.float16), b.to(torch.float16))
+
+
+def check(torch, name, c, ref):
+    error = (c.float() - ref.float()).abs().max().item() / max(ref.float().abs().max().item(),
+                                                              1e-6)
+    if error > 1e-2:
+        raise AssertionError(f"{name}: the result differs from torch.matmul "
+                             f"(max error {error:.2e} of the largest value)")
+
+
+def cublas(torch, a, b):
+    """A function running cuBLAS on a and b, or None (fp8 without
+    torch._scaled_mm)."""
+    if a.dtype in (torch.float16, torch.bfloat16):
+        return lambda: torch.matmul(a, b)
+    one = torch.ones((), device="cuda", dtype=torch.float32)
+    # Triton's fp8 dot on sm_90 accumulates in wgmma's precision, with no
+    # promotion: cuBLAS's fast accumulation is the like for like.
+    run = lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.float16,
+                                   use_fast_accum=True)
+    try:
+        run()
+    except (AttributeError, RuntimeError, TypeError):
+        return None
+    return run
+
+
+def tflops(M, N, K, ms):
+    return 2 * M * N * K / ms / 1e9
+
+
+def triton_child(cases):
+    """Upstream Triton on mma.sync, from a child process: {case: TFLOP/s}
+    and the column's name."""
+    script = os.path.abspath(__file__)
+    for column, env in (("triton-sm80", {"TRITON_OVERRIDE_ARCH": "sm80"}),
+                        ("triton-mmav2", {"DISABLE_MMA_V3": "1"})):
+        done = subprocess.run([sys.executable, script, "--triton-child", json.dumps(cases)],
+                              env=dict(os.environ, **env), capture_output=True, text=True)
+        try:
+            result = json.loads(done.stdout.strip().splitlines()[-1])
+        except (IndexError, ValueError):
+            lines = done.stderr.strip().splitlines()
+            result = {"figures": {}, "errors": {"all": lines[-1] if lines else
+                                                f"exit status {done.returncode}"}}
+        for case, error in result["errors"].items():
+            print(f"# {column}, {case}: {error}", flush=True)
+        if any(v is not None for v in result["figures"].values()):
+            return result["figures"], column
+    return {}, "triton-sm80"
+
+
+def name_of(label, M, N, K):
+    return f"matmul {label} {M}x{N}x{K}"
+
+
+def run_triton_child(cases):
+    """The child: upstream Triton only; its figures, and the errors of the
+    cases that failed, as JSON on the last line."""
+    import torch
+    from common import bench
+    theirs = kernels_of("triton")
+    figures, errors = {}, {}
+    for label, dtype, shapes in cases:
+        for M, N, K in shapes:
+            name = name_of(label, M, N, K)
+            figures[name] = None
+            try:
+                a, b, c = operands(torch, dtype, M, N, K)
+                check(torch, name, matmul(theirs.tuned, a, b, c), reference(torch, a, b))
+                figures[name] = tflops(M, N, K, bench(lambda: matmul(theirs.tuned, a, b, c)))
+            except Exception as e:  # reported by the parent, which goes on
+                lines = str(e).strip().splitlines()
+                errors[name] = f"{type(e).__name__}: {lines[-1] if lines else ''}"
+    print(json.dumps({"figures": figures, "errors": errors}))
+
+
+def self_check():
+    """The kernel, plain and autotuned, on Tessera's host interpreter, fp16,
+    against numpy."""
+    import numpy as np
+
+    class Array(np.ndarray):
+        def stride(self, dim):  # torch's, in elements
+            return self.strides[dim] // self.itemsize
+
+    ours = kernels_of("tessera")
+    rng = np.random.default_rng(0)
+    for M, N, K in [(64, 48, 80), (33, 70, 40)]:
+        a = rng.standard_normal((M, K)).astype(np.float16).view(Array)
+        b = np.asfortranarray(rng.standard_normal((K, N)).astype(np.float16)).view(Array)
+        ref = np.asarray(a, np.float32) @ np.asarray(b, np.float32)
+        for kernel, meta in [(ours.matmul_kernel, dict(BLOCK_SIZE_M=32, BLOCK_SIZE_N=32,
+                                                       BLOCK_SIZE_K=32, GROUP_SIZE_M=8)),
+                             (ours.tuned, {})]:
+            c = np.zeros((M, N), np.float16).view(Array)
+            matmul(kernel, a, b, c, **meta)
+            np.testing.assert_allclose(np.asarray(c, np.float32), ref, rtol=1e-2, atol=2e-2)
+        print(f"matmul fp16 {M}x{N}x{K} (B K-major) on the host interpreter, plain and "
+              f"autotuned: matches numpy")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fp16 1024^3 only")
+    parser.add_argument("--check", action="store_true",
+                        help="run the kernel on Tessera's host interpreter (no GPU needed)")
+    parser.add_argument("--triton-child", metavar="CASES", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.check:
+        with tempfile.TemporaryDirectory() as cache:
+            os.environ["TESSERA_CACHE_DIR"] = cache  # tuning results stay out of ~/.cache
+            return self_check()
+    try:
+        import torch
+    except ImportError:
+        sys.exit("bench/matmul.py: needs PyTorch with CUDA (--check runs without it)")
+    if not torch.cuda.is_available():
+        sys.exit("bench/matmul.py: PyTorch sees no CUDA GPU (--check runs without one)")
+    if args.triton_child:
+        return run_triton_child(json.loads(args.triton_child))
+    from common import bench, report
+    # Configs a chip cannot hold (shared memory) are skipped by both tuners.
+    warnings.filterwarnings("ignore", message="tessera: autotuning")
+    cases = QUICK if args.quick else CASES
+    ours, theirs = kernels_of("tessera"), kernels_of("triton")
+    versions = f"torch {torch.__version__}"
+    if theirs is not None:
+        versions += f", triton {importlib.import_module('triton').__version__}"
+    print(f"# {torch.cuda.get_device_name()}, {versions}", flush=True)
+    mma_sync, column = {}, "triton-sm80"
+    if theirs is None:
+        print("# upstream Triton is not installed: only Tessera and cuBLAS", flush=True)
+    else:
+        mma_sync, column = triton_child(cases)
+    for label, dtype, shapes in cases:
+        for M, N, K in shapes:
+            name = name_of(label, M, N, K)
+            a, b, c = operands(torch, dtype, M, N, K)
+            check(torch, name, matmul(ours.tuned, a, b, c), reference(torch, a, b))
+            refs = {}
+            run_cublas = cublas(torch, a, b)
+            if run_cublas is not None:
+                refs["cublas"] = tflops(M, N, K, bench(run_cublas))
+            if theirs is not None:
+                check(torch, name, matmul(theirs.tuned, a, b, c), reference(torch, a, b))
+                refs["triton"] = tflops(M, N, K, bench(lambda: matmul(theirs.tuned, a, b, c)))
+                refs[column] = mma_sync.get(name)
+            ms = bench(lambda: matmul(ours.tuned, a, b, c))
+            report(name, "TFLOP/s", tflops(M, N, K, ms), refs)
+
+
+if __name__ == "__main__":
+    main()
