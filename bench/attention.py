@@ -14,7 +14,6 @@ times the vector add.
 
 import argparse
 import importlib
-import importlib.util
 import math
 import os
 import subprocess
@@ -22,10 +21,11 @@ import sys
 import tempfile
 import warnings
 
+from common import kernels
+
 # The kernel is written once, as Triton users write it; kernels_of(dsl) runs
 # this file again as a module with `tl` and `jit` bound to Tessera's or to
-# upstream Triton's (as common.kernels does for kernels.py). Run as a script,
-# they are Tessera's.
+# upstream Triton's (common.kernels). Run as a script, they are Tessera's.
 if "jit" not in globals():
     try:
         import tessera.language as tl
@@ -132,15 +132,10 @@ def kernels_of(dsl):
     """This file's kernels with `tl` and `jit` of "tessera" or "triton", and
     `tuned`, the attention kernel under that DSL's autotune over CONFIGS;
     None where the DSL is not installed."""
-    try:
-        package = importlib.import_module(dsl)
-        language = importlib.import_module(dsl + ".language")
-    except ImportError:
+    module = kernels(dsl, os.path.abspath(__file__))
+    if module is None:
         return None
-    spec = importlib.util.spec_from_file_location(f"attention_{dsl}", os.path.abspath(__file__))
-    module = importlib.util.module_from_spec(spec)
-    module.tl, module.jit = language, package.jit
-    spec.loader.exec_module(module)
+    package = importlib.import_module(dsl)
     configs = [package.Config({"BLOCK_M": bm, "BLOCK_N": bn}, num_stages=s, num_warps=w)
                for bm, bn, s, w in CONFIGS]
     module.tuned = package.autotune(configs, key=["N_CTX", "HEAD_DIM", "STAGE"])(

@@ -2,26 +2,22 @@
 events and an L2 flush, and the report line (Tessera, the references, the
 ratio)."""
 
+import importlib
 import importlib.util
 import os
 
-import torch
 
-
-def kernels(dsl):
-    """bench/kernels.py with `tl` and `jit` of "tessera" or "triton"; None
-    where that DSL is not installed."""
+def kernels(dsl, path=None):
+    """`path` (bench/kernels.py by default) run as a module with `tl` and
+    `jit` of "tessera" or "triton"; None where that DSL is not installed."""
     try:
-        if dsl == "tessera":
-            import tessera as package
-            import tessera.language as language
-        else:
-            import triton as package
-            import triton.language as language
+        package = importlib.import_module(dsl)
+        language = importlib.import_module(dsl + ".language")
     except ImportError:
         return None
-    path = os.path.join(os.path.dirname(__file__), "kernels.py")
-    spec = importlib.util.spec_from_file_location(f"kernels_{dsl}", path)
+    path = path or os.path.join(os.path.dirname(__file__), "kernels.py")
+    name = os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(f"{name}_{dsl}", path)
     module = importlib.util.module_from_spec(spec)
     module.tl, module.jit = language, package.jit
     spec.loader.exec_module(module)
@@ -31,6 +27,8 @@ def kernels(dsl):
 def bench(fn, warmup=25, rep=100):
     """Mean milliseconds of `fn` on the current stream, the L2 cache flushed
     before each run."""
+    import torch
+
     flush = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")
     fn()
     torch.cuda.synchronize()

@@ -17,7 +17,6 @@ in place of wgmma, and the column says "triton-mmav2".
 
 import argparse
 import importlib
-import importlib.util
 import json
 import os
 import subprocess
@@ -25,10 +24,11 @@ import sys
 import tempfile
 import warnings
 
+from common import kernels
+
 # The kernel is written once, as Triton users write it; kernels_of(dsl) runs
 # this file again as a module with `tl` and `jit` bound to Tessera's or to
-# upstream Triton's (as common.kernels does for kernels.py). Run as a script,
-# they are Tessera's.
+# upstream Triton's (common.kernels). Run as a script, they are Tessera's.
 if "jit" not in globals():
     try:
         import tessera.language as tl
@@ -96,15 +96,10 @@ def kernels_of(dsl):
     """This file's kernel with `tl` and `jit` of "tessera" or "triton", and
     `tuned`, the kernel under that DSL's autotune over CONFIGS; None where
     the DSL is not installed."""
-    try:
-        package = importlib.import_module(dsl)
-        language = importlib.import_module(dsl + ".language")
-    except ImportError:
+    module = kernels(dsl, os.path.abspath(__file__))
+    if module is None:
         return None
-    spec = importlib.util.spec_from_file_location(f"matmul_{dsl}", os.path.abspath(__file__))
-    module = importlib.util.module_from_spec(spec)
-    module.tl, module.jit = language, package.jit
-    spec.loader.exec_module(module)
+    package = importlib.import_module(dsl)
     configs = [package.Config({"BLOCK_SIZE_M": m, "BLOCK_SIZE_N": n, "BLOCK_SIZE_K": k,
                                "GROUP_SIZE_M": 8}, num_stages=s, num_warps=w)
                for m, n, k, s, w in CONFIGS]
