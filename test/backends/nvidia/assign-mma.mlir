@@ -1,5 +1,5 @@
 // The matrix-unit stage: dots the tensor cores can compute get mma layouts.
-// RUN: tessera-opt %s -split-input-file -tile-assign-layouts -tile-nvidia-assign-mma -tile-remove-conversions -canonicalize | FileCheck %s
+// RUN: tessera-opt %s -split-input-file -tile-assign-layouts -tile-nvidia-assign-mma -tile-remove-conversions -canonicalize -loop-invariant-code-motion | FileCheck %s
 // RUN: tessera-opt %s -split-input-file -tile-assign-layouts -tile-nvidia-assign-mma=compute-capability=89 -tile-remove-conversions -canonicalize | FileCheck %s --check-prefix=SM89
 
 // f16 in a loop: operands in dot_operand layouts with kWidth 2, the
@@ -127,5 +127,38 @@ func.func @chained(%q: tensor<64x64x!tile.ptr<f16>>, %o: tensor<64x64x!tile.ptr<
   %h = arith.truncf %p : tensor<64x64xf32> to tensor<64x64xf16>
   %r = tile.dot %h, %x, %zero : tensor<64x64xf16> * tensor<64x64xf16> -> tensor<64x64xf32>
   tile.store %o, %r : tensor<64x64x!tile.ptr<f32>>
+  return
+}
+
+// -----
+
+// A loop-invariant operand (attention's q) is converted once, before the
+// loop; a row factor broadcast onto the accumulator is moved as a vector and
+// broadcast in the mma layout.
+// CHECK: #[[$MMA:mma[0-9]*]] = #tile_nvidia.mma
+// CHECK-LABEL: func.func @rescaled_accumulator
+// CHECK: %[[Q:.*]] = tile.convert_layout %{{.*}} -> tensor<64x32xf16, #dot_op
+// CHECK: scf.for
+// CHECK-NOT: -> tensor<64x32xf16, #dot_op
+// CHECK: %[[R:.*]] = tile.broadcast %{{.*}} -> tensor<64x32xf32, #[[$MMA]]>
+// CHECK: %[[S:.*]] = arith.mulf %{{.*}}, %[[R]] : tensor<64x32xf32, #[[$MMA]]>
+// CHECK: tile.dot %[[Q]], %{{.*}}, %[[S]]
+func.func @rescaled_accumulator(%q: tensor<64x32x!tile.ptr<f16>>, %k: tensor<32x32x!tile.ptr<f16>>,
+                                %f: tensor<64x!tile.ptr<f32>>, %o: tensor<64x32x!tile.ptr<f32>>,
+                                %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %x = tile.load %q : tensor<64x32x!tile.ptr<f16>>
+  %zero = arith.constant dense<0.0> : tensor<64x32xf32>
+  %acc = scf.for %i = %c0 to %n step %c1 iter_args(%a = %zero) -> (tensor<64x32xf32>) : i32 {
+    %y = tile.load %k : tensor<32x32x!tile.ptr<f16>>
+    %s = tile.load %f : tensor<64x!tile.ptr<f32>>
+    %e = tile.expand_dims %s {axis = 1 : i32} : tensor<64xf32> -> tensor<64x1xf32>
+    %b = tile.broadcast %e : tensor<64x1xf32> -> tensor<64x32xf32>
+    %scaled = arith.mulf %a, %b : tensor<64x32xf32>
+    %d = tile.dot %x, %y, %scaled : tensor<64x32xf16> * tensor<32x32xf16> -> tensor<64x32xf32>
+    scf.yield %d : tensor<64x32xf32>
+  }
+  tile.store %o, %acc : tensor<64x32x!tile.ptr<f32>>
   return
 }
