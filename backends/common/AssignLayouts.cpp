@@ -315,6 +315,15 @@ private:
   unsigned numWarps, warpSize;
 };
 
+/// Whether `layout` is one a backend anchors values to (a matrix unit's):
+/// what is computed from such a value stays in its layout, and converts
+/// move to its users instead.
+bool isAnchor(Attribute layout) {
+  return isa_and_present<DistributedLayoutAttrInterface>(layout) &&
+         !isa<BlockedLayoutAttr, SliceLayoutAttr, LinearEncodingAttr,
+              DotOperandLayoutAttr>(layout);
+}
+
 /// convert_layout(op(a, b)) -> op(convert_layout a, convert_layout b) for a
 /// pure op that computes each element from the same elements of its
 /// operands: recomputing it in the layout wanted is cheaper than moving its
@@ -328,7 +337,7 @@ struct RematerializeElementwise : public OpRewritePattern<ConvertLayoutOp> {
     if (!def || def->getNumResults() != 1 || def->getNumRegions() != 0 ||
         !isMemoryEffectFree(def))
       return failure();
-    if (!isElementwise(def))
+    if (!isElementwise(def) || isAnchor(layoutOf(def->getResult(0))))
       return failure();
     // A narrowing cast moves fewer bytes converted after it than before (an
     // f32 accumulator stored as f16).
@@ -398,14 +407,79 @@ struct RematerializeShapeOps : public OpRewritePattern<ConvertLayoutOp> {
   }
 };
 
+/// Whether `value` costs little to have in another layout: it is made from
+/// constants, splats, ranges and broadcasts by a few pure elementwise ops
+/// (a causal mask), so converting it moves only what those start from.
+bool isCheapAnywhere(Value value, unsigned depth = 4) {
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return false;
+  if (isa<arith::ConstantOp, SplatOp, MakeRangeOp, BroadcastOp, ExpandDimsOp>(
+          def))
+    return true;
+  if (depth == 0 || !isElementwise(def) || !isMemoryEffectFree(def))
+    return false;
+  return llvm::all_of(def->getOperands(), [&](Value operand) {
+    return !isa<RankedTensorType>(operand.getType()) ||
+           isCheapAnywhere(operand, depth - 1);
+  });
+}
+
+/// op(convert_layout a, b) -> convert_layout(op(a, convert_layout b)) for an
+/// elementwise op whose operand `a` comes from an anchor layout (a dot's
+/// result) and whose other operands cost little there (converts from it,
+/// isCheapAnywhere): the op computes in the anchor's layout, and the convert
+/// moves on to its users (a dot operand, a store).
+struct ComputeInAnchorLayout : public RewritePattern {
+  ComputeInAnchorLayout(MLIRContext *context)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isElementwise(op) || op->getNumResults() != 1 ||
+        op->getNumRegions() != 0 || !isMemoryEffectFree(op))
+      return failure();
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!type)
+      return failure();
+    Attribute anchor;
+    for (Value operand : op->getOperands())
+      if (auto convert = operand.getDefiningOp<ConvertLayoutOp>())
+        if (isAnchor(layoutOf(convert.getSrc()))) {
+          anchor = layoutOf(convert.getSrc());
+          break;
+        }
+    if (!anchor || type.getEncoding() == anchor)
+      return failure();
+    SmallVector<Value> operands;
+    for (Value operand : op->getOperands()) {
+      auto tensor = dyn_cast<RankedTensorType>(operand.getType());
+      auto convert = operand.getDefiningOp<ConvertLayoutOp>();
+      if (!tensor)
+        operands.push_back(operand);
+      else if (convert && layoutOf(convert.getSrc()) == anchor)
+        operands.push_back(convert.getSrc());
+      else if (isCheapAnywhere(operand))
+        operands.push_back(ConvertLayoutOp::create(
+            rewriter, op->getLoc(), withLayout(tensor, anchor), operand));
+      else
+        return failure();
+    }
+    Operation *clone = rewriter.clone(*op);
+    clone->setOperands(operands);
+    clone->getResult(0).setType(withLayout(type, anchor));
+    rewriter.replaceOpWithNewOp<ConvertLayoutOp>(op, type, clone->getResult(0));
+    return success();
+  }
+};
+
 /// reduce(convert_layout x) -> reduce(x) where every result is a scalar:
-/// the reduction combines the same elements in any layout.
+/// the reduction combines the same elements in any layout; and
+/// reduce(convert_layout x) -> convert_layout(reduce(x)) where x is in an
+/// anchor layout.
 struct ReduceOfConvert : public OpRewritePattern<ReduceOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ReduceOp reduce,
                                 PatternRewriter &rewriter) const override {
-    if (llvm::any_of(reduce.getResultTypes(), llvm::IsaPred<RankedTensorType>))
-      return failure();
     SmallVector<Value> srcs;
     for (Value src : reduce.getSrcs()) {
       auto convert = src.getDefiningOp<ConvertLayoutOp>();
@@ -414,8 +488,30 @@ struct ReduceOfConvert : public OpRewritePattern<ReduceOp> {
         return failure();
       srcs.push_back(convert.getSrc());
     }
-    rewriter.modifyOpInPlace(reduce,
-                             [&] { reduce.getSrcsMutable().assign(srcs); });
+    if (llvm::none_of(reduce.getResultTypes(),
+                      llvm::IsaPred<RankedTensorType>)) {
+      rewriter.modifyOpInPlace(reduce,
+                               [&] { reduce.getSrcsMutable().assign(srcs); });
+      return success();
+    }
+    // Tensor results: from an anchor layout, the reduction runs there and
+    // its (smaller) results are converted.
+    Attribute anchor = layoutOf(srcs.front());
+    if (!isAnchor(anchor))
+      return failure();
+    auto slice =
+        SliceLayoutAttr::get(getContext(), reduce.getAxis(),
+                             cast<DistributedLayoutAttrInterface>(anchor));
+    Operation *clone = rewriter.clone(*reduce);
+    clone->setOperands(srcs);
+    SmallVector<Value> results;
+    for (auto [old, result] :
+         llvm::zip(reduce.getResults(), clone->getResults())) {
+      result.setType(withLayout(old.getType(), slice));
+      results.push_back(ConvertLayoutOp::create(rewriter, reduce.getLoc(),
+                                                old.getType(), result));
+    }
+    rewriter.replaceOp(reduce, results);
     return success();
   }
 };
@@ -499,8 +595,8 @@ LogicalResult removeConversions(ModuleOp module) {
   MLIRContext *context = module.getContext();
   RewritePatternSet patterns(context);
   patterns
-      .add<RematerializeElementwise, RematerializeShapeOps, ReduceOfConvert>(
-          context);
+      .add<RematerializeElementwise, RematerializeShapeOps, ReduceOfConvert,
+           ComputeInAnchorLayout>(context);
   ConvertLayoutOp::getCanonicalizationPatterns(patterns, context);
   FrozenRewritePatternSet frozen(std::move(patterns));
   if (failed(applyPatternsGreedily(module, frozen)))
