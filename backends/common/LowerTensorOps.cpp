@@ -176,6 +176,80 @@ unsigned sharedVectorWidth(const LinearLayout &toOffset, Type element) {
   return vec;
 }
 
+/// The registers of a tensor of 16-bit elements whose hardware bits reach
+/// shared-memory element offsets by `toOffset`, loaded 8x8 matrices at a
+/// time (TargetInfo::loadMatrices) where the layouts allow: a thread's
+/// register pairs (or, transposed, its lanes 4 apart) are 16 contiguous
+/// bytes of a matrix row, whose addresses the other bits keep 16-byte
+/// aligned. None where they do not.
+std::optional<SmallVector<Value>>
+loadByMatrices(OpBuilder &b, Location loc, const LoweringState &state,
+               const LinearLayout &toOffset, Type element, HardwareIds ids,
+               llvm::function_ref<Value(Value)> elementAddress) {
+  const TargetInfo &target = state.target;
+  int regBits = toOffset.getInDimSizeLog2(kRegister);
+  if (!target.hasMatrixLoads() || storageBytes(element) != 2 || regBits < 1 ||
+      toOffset.getInDimSizeLog2(kLane) != 5)
+    return std::nullopt;
+  auto offsetOf = [&](StringRef dim, int bit) {
+    return toOffset.getBasis(dim, bit)[0];
+  };
+  // The bits within a 16-byte row, and those that choose the row.
+  using Bit = std::pair<StringRef, int>;
+  SmallVector<Bit> inRow, rows;
+  bool transpose = false;
+  if (offsetOf(kRegister, 0) == 1 && offsetOf(kLane, 0) == 2 &&
+      offsetOf(kLane, 1) == 4) {
+    inRow = {{kRegister, 0}, {kLane, 0}, {kLane, 1}};
+    rows = {{kLane, 2}, {kLane, 3}, {kLane, 4}};
+  } else if (offsetOf(kLane, 2) == 1 && offsetOf(kLane, 3) == 2 &&
+             offsetOf(kLane, 4) == 4) {
+    transpose = true;
+    inRow = {{kLane, 2}, {kLane, 3}, {kLane, 4}};
+    rows = {{kRegister, 0}, {kLane, 0}, {kLane, 1}};
+  } else {
+    return std::nullopt;
+  }
+  for (const LinearLayout::InDim &in : toOffset.getInDims())
+    for (auto [bit, basis] : llvm::enumerate(in.bases))
+      if (!llvm::is_contained(inRow, Bit(in.name, bit)) && basis[0] % 8 != 0)
+        return std::nullopt;
+  // Registers 1 and 2 choose the matrix (x4; x2 with one of them).
+  int matrixBits = std::min(2, regBits - 1);
+  // The address each lane gives: its lane bits 0-2 pick the row, bits 3-4
+  // the matrix; the registers above the matrix bits pick the group.
+  std::vector<LinearLayout::InDim> ins{{kRegister, {}}, {kLane, {}}, {kWarp, {}}};
+  for (int bit = 1 + matrixBits; bit < regBits; ++bit)
+    ins[0].bases.push_back({offsetOf(kRegister, bit)});
+  for (const Bit &row : rows)
+    ins[1].bases.push_back({offsetOf(row.first, row.second)});
+  for (int m = 0; m < 2; ++m)
+    ins[1].bases.push_back({m < matrixBits ? offsetOf(kRegister, 1 + m) : 0});
+  for (int bit = 0; bit < toOffset.getInDimSizeLog2(kWarp); ++bit)
+    ins[2].bases.push_back({offsetOf(kWarp, bit)});
+  LinearLayout addresses = llvm::cantFail(LinearLayout::create(
+      std::move(ins),
+      {toOffset.getOutDims().begin(), toOffset.getOutDims().end()}));
+
+  Type stored = memoryType(element);
+  auto pairType = VectorType::get(2, stored);
+  SmallVector<Value> result(1 << regBits);
+  SmallVector<SmallVector<Value>> offsets = emitCoords(b, loc, addresses, ids);
+  for (auto [group, offset] : llvm::enumerate(offsets)) {
+    SmallVector<Value> matrices = target.loadMatrices(
+        b, loc, elementAddress(offset[0]), 1u << matrixBits, transpose);
+    for (auto [i, packed] : llvm::enumerate(matrices)) {
+      Value pair = LLVM::BitcastOp::create(b, loc, pairType, packed);
+      for (unsigned e = 0; e < 2; ++e)
+        result[(group << (1 + matrixBits)) | (i << 1) | e] = fromMemory(
+            b, loc,
+            LLVM::ExtractElementOp::create(b, loc, pair, i32Constant(b, loc, e)),
+            element);
+    }
+  }
+  return result;
+}
+
 /// The registers of a tensor in layout `dst`, from its registers `values`
 /// in `src`: moved within threads where they can be, else through shared
 /// memory (with the planner's swizzle where it chose one).
@@ -234,6 +308,9 @@ convertLayout(OpBuilder &b, Location loc, LoweringState &state,
     LLVM::StoreOp::create(b, loc, vec, address, storeVec * bytes);
   }
   state.target.barrier(b, loc);
+  if (std::optional<SmallVector<Value>> loaded = loadByMatrices(
+          b, loc, state, *dstToOffset, element, ids, elementAddress))
+    return *loaded;
   SmallVector<SmallVector<Value>> dstOffsets =
       emitCoords(b, loc, *dstToOffset, ids);
   unsigned loadVec = sharedVectorWidth(*dstToOffset, element);

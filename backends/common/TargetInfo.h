@@ -84,6 +84,19 @@ public:
   /// library, or intrinsics).
   virtual void populateMathPatterns(LLVMTypeConverter &converter,
                                     RewritePatternSet &patterns) const = 0;
+  /// Whether loadMatrices works (32-lane warps loading 8x8 matrices of
+  /// 16-bit elements from shared memory together).
+  virtual bool hasMatrixLoads() const { return false; }
+  /// Loads `count` (1, 2 or 4) 8x8 matrices of 16-bit elements from shared
+  /// memory, lanes 8i..8i+7 giving the addresses of matrix i's rows (16
+  /// contiguous bytes each) in `address`. Lane l receives an i32 per matrix:
+  /// the two elements of row l/4 at columns 2(l%4) and 2(l%4)+1, or with
+  /// `transpose` those of column l/4 at rows 2(l%4) and 2(l%4)+1.
+  virtual SmallVector<Value> loadMatrices(OpBuilder &b, Location loc,
+                                          Value address, unsigned count,
+                                          bool transpose) const {
+    return {};
+  }
   /// Patterns for dots in the target's matrix-unit layouts (see Lowering.h
   /// for the state they share), tried before the CUDA-core dot the shared
   /// lowering gives the others.

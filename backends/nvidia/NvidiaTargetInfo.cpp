@@ -486,6 +486,28 @@ void NvidiaTargetInfo::populateMathPatterns(LLVMTypeConverter &converter,
   patterns.add<FastExpPattern>(converter);
 }
 
+SmallVector<Value> NvidiaTargetInfo::loadMatrices(OpBuilder &b, Location loc,
+                                                 Value address, unsigned count,
+                                                 bool transpose) const {
+  MLIRContext *context = b.getContext();
+  Type i32 = b.getI32Type();
+  Type resultType =
+      count == 1 ? i32
+                 : LLVM::LLVMStructType::getLiteral(
+                       context, SmallVector<Type>(count, i32));
+  Value loaded = NVVM::LdMatrixOp::create(
+      b, loc, resultType, address, count,
+      transpose ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+      NVVM::LdStMatrixShapeAttr::get(context, 8, 8),
+      NVVM::LdStMatrixEltType::B16);
+  if (count == 1)
+    return {loaded};
+  SmallVector<Value> values;
+  for (unsigned i = 0; i < count; ++i)
+    values.push_back(LLVM::ExtractValueOp::create(b, loc, loaded, i));
+  return values;
+}
+
 void NvidiaTargetInfo::populateDotPatterns(TypeConverter &converter,
                                            RewritePatternSet &patterns,
                                            LoweringState &state) const {

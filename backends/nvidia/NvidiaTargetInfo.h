@@ -38,6 +38,10 @@ public:
                   StringRef function) const override;
   void populateMathPatterns(LLVMTypeConverter &converter,
                             RewritePatternSet &patterns) const override;
+  bool hasMatrixLoads() const override { return true; }
+  SmallVector<Value> loadMatrices(OpBuilder &b, Location loc, Value address,
+                                  unsigned count,
+                                  bool transpose) const override;
   void populateDotPatterns(TypeConverter &converter,
                            RewritePatternSet &patterns,
                            LoweringState &state) const override;

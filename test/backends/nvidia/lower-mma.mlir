@@ -16,6 +16,35 @@ func.func @f16(%a: tensor<32x32x!tile.ptr<f16>>, %c: tensor<32x32x!tile.ptr<f32>
 
 // -----
 
+// Operands converted through shared memory are read with ldmatrix.x4 where
+// the shared layout keeps 16-byte rows (A here, K contiguous).
+// CHECK-LABEL: llvm.func @operands_by_ldmatrix
+// CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+func.func @operands_by_ldmatrix(%a: tensor<128x32x!tile.ptr<f16>>,
+                                %base: !tile.ptr<f16>,
+                                %c: tensor<128x128x!tile.ptr<f32>>) {
+  %x = tile.load %a : tensor<128x32x!tile.ptr<f16>>
+  // B[k][n] at base + 128 k + n: rows of contiguous N.
+  %k = tile.make_range 0, 32 : tensor<32xi32>
+  %n = tile.make_range 0, 128 : tensor<128xi32>
+  %k1 = tile.expand_dims %k {axis = 1 : i32} : tensor<32xi32> -> tensor<32x1xi32>
+  %n1 = tile.expand_dims %n {axis = 0 : i32} : tensor<128xi32> -> tensor<1x128xi32>
+  %width = arith.constant dense<128> : tensor<32x1xi32>
+  %rows = arith.muli %k1, %width : tensor<32x1xi32>
+  %rowsb = tile.broadcast %rows : tensor<32x1xi32> -> tensor<32x128xi32>
+  %colsb = tile.broadcast %n1 : tensor<1x128xi32> -> tensor<32x128xi32>
+  %offsets = arith.addi %rowsb, %colsb : tensor<32x128xi32>
+  %bases = tile.splat %base : tensor<32x128x!tile.ptr<f16>>
+  %b = tile.addptr %bases, %offsets : tensor<32x128x!tile.ptr<f16>>, tensor<32x128xi32>
+  %y = tile.load %b : tensor<32x128x!tile.ptr<f16>>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %d = tile.dot %x, %y, %zero : tensor<128x32xf16> * tensor<32x128xf16> -> tensor<128x128xf32>
+  tile.store %c, %d : tensor<128x128x!tile.ptr<f32>>
+  return
+}
+
+// -----
+
 // bf16 (packed in i32), tf32 (m16n8k8), tf32x3 (three products per tile,
 // the small parts first), int8 (m16n8k32, wrapping) and fp8 (m16n8k32).
 // CHECK-LABEL: llvm.func @types
