@@ -114,15 +114,25 @@ public:
         // (0, 0..1) and (8, 0..1).
         SmallVector<SmallVector<Value>> aParts, bParts;
         for (int64_t half : {int64_t(0), 4 * kind->kWidth})
-          for (int64_t row : {0, 8})
-            aParts.push_back(a.run(tile, m, row, n, k0 + half, kind->kWidth));
-        for (int64_t half : {int64_t(0), 4 * kind->kWidth})
-          bParts.push_back(b.run(tile, m, k0 + half, n, 0, kind->kWidth,
-                                 /*kAlongRows=*/true));
+          for (int64_t row : {0, 8}) {
+            SmallVector<int32_t> at(tile);
+            at[m] += row;
+            at[n] = k0 + half;
+            aParts.push_back(a.run(at, n, kind->kWidth));
+          }
+        for (int64_t half : {int64_t(0), 4 * kind->kWidth}) {
+          SmallVector<int32_t> at(tile);
+          at[m] = k0 + half;
+          bParts.push_back(b.run(at, m, kind->kWidth));
+        }
         SmallVector<unsigned> cRegs;
         for (int64_t row : {0, 8})
-          for (int64_t col : {0, 1})
-            cRegs.push_back(c.at(tile, m, row, n, col));
+          for (int64_t col : {0, 1}) {
+            SmallVector<int32_t> at(tile);
+            at[m] += row;
+            at[n] += col;
+            cRegs.push_back(c.at(at));
+          }
         if (llvm::is_contained(cRegs, ~0u) ||
             llvm::any_of(aParts, [](auto &p) { return p.empty(); }) ||
             llvm::any_of(bParts, [](auto &p) { return p.empty(); }))
@@ -170,34 +180,20 @@ private:
       for (unsigned r = 0, e = numRegisters(this->layout); r < e; ++r)
         index.emplace(registerCoords(this->layout, r), r);
     }
-    /// The register holding `tile` moved by `dm` along `m` and `dn` along
-    /// `n`; ~0u when lane 0 holds no such element.
-    unsigned at(ArrayRef<int32_t> tile, unsigned m, int64_t dm, unsigned n,
-                int64_t dn) const {
-      SmallVector<int32_t> coords(tile);
-      coords[m] = tile[m] + dm;
-      coords[n] = tile[n] + dn;
-      auto it = index.find(coords);
+    /// The register holding the element at `coords` in lane 0 of warp 0;
+    /// ~0u where it holds none.
+    unsigned at(ArrayRef<int32_t> coords) const {
+      auto it = index.find(SmallVector<int32_t>(coords));
       return it == index.end() ? ~0u : it->second;
     }
-    /// The values of `count` consecutive K elements from (row, col) =
-    /// (dm, dk) of `tile` (A: rows along m, K along n), or from
-    /// (dk, dn) with `kAlongRows` (B: K along m, columns along n); the
-    /// tile's own row (column) is its coordinate along m for A, and its
-    /// column for B. Empty when lane 0 lacks one.
-    SmallVector<Value> run(ArrayRef<int32_t> tile, unsigned m, int64_t dm,
-                           unsigned n, int64_t dn, int64_t count,
-                           bool kAlongRows = false) const {
-      SmallVector<int32_t> origin(tile);
-      // A's K starts at 0 (not at the tile's column), B's at row 0.
-      if (kAlongRows)
-        origin[m] = 0;
-      else
-        origin[n] = 0;
+    /// The values of `count` consecutive elements along dimension `along`
+    /// from the one at `coords`; empty where lane 0 lacks one.
+    SmallVector<Value> run(ArrayRef<int32_t> coords, unsigned along,
+                           int64_t count) const {
+      SmallVector<int32_t> at(coords);
       SmallVector<Value> run;
-      for (int64_t i = 0; i < count; ++i) {
-        unsigned r = kAlongRows ? at(origin, m, dm + i, n, dn)
-                                : at(origin, m, dm, n, dn + i);
+      for (int64_t i = 0; i < count; ++i, ++at[along]) {
+        unsigned r = this->at(at);
         if (r == ~0u)
           return {};
         run.push_back(values[r]);
