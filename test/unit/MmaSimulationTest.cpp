@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "test/unit/KernelLowering.h"
 #include "test/unit/LaneSimulator.h"
 
 #include "backends/Backend.h"
@@ -44,6 +45,9 @@
 using namespace mlir;
 using namespace mlir::tile;
 using tessera::test::LaneSimulator;
+using tessera::test::LoweredKernel;
+using tessera::test::lowerKernel;
+using tessera::test::replaceAll;
 using tessera::test::Workgroup;
 
 namespace {
@@ -397,45 +401,6 @@ std::string kernelOf(const Matmul &mm) {
 // Compiling and running
 //===----------------------------------------------------------------------===//
 
-/// A kernel lowered to LLVM IR, and the warp size of its target.
-struct Compiled {
-  std::unique_ptr<llvm::LLVMContext> context;
-  std::unique_ptr<llvm::Module> module;
-  llvm::Function *kernel = nullptr;
-  unsigned warpSize = 32;
-};
-
-/// Compiles the tile IR `source` for the target `spec` ("cuda:80") on
-/// `warps` warps into `out`, as tessera-compile does up to LLVM IR; a
-/// failure is reported (fatally) to the running test.
-void compile(llvm::StringRef spec, const std::string &source, unsigned warps,
-             Compiled &out) {
-  auto resolved = resolveTarget(spec);
-  ASSERT_TRUE(bool(resolved)) << llvm::toString(resolved.takeError());
-  auto [backend, target] = *resolved;
-  DialectRegistry registry;
-  registerKernelDialects(registry);
-  // One kernel at a time: no thread pool to start for each.
-  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
-  context.loadAllAvailableDialects();
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(source, &context, "kernel.mlir");
-  ASSERT_TRUE(module) << source;
-  CompileOptions options;
-  options.numWarps = warps;
-  llvm::Error assigned = backend->assignLayouts(*module, target, options);
-  ASSERT_FALSE(bool(assigned)) << llvm::toString(std::move(assigned)) << "\n"
-                               << source;
-  out.context = std::make_unique<llvm::LLVMContext>();
-  auto lowered = backend->lower(*module, *out.context, target, options);
-  ASSERT_TRUE(bool(lowered)) << llvm::toString(lowered.takeError()) << "\n"
-                             << source;
-  out.module = std::move(*lowered);
-  out.kernel = out.module->getFunction("kernel");
-  ASSERT_NE(out.kernel, nullptr);
-  out.warpSize = target.warpSize;
-}
-
 /// The names of the mma intrinsics `kernel` calls, with how often.
 std::map<std::string, unsigned> mmaCalls(const llvm::Function &kernel) {
   std::map<std::string, unsigned> calls;
@@ -553,8 +518,8 @@ protected:
 TEST_P(MmaSimulation, MatchesAHostMatmul) {
   const Matmul &mm = GetParam();
   std::string source = kernelOf(mm);
-  Compiled compiled;
-  compile(mm.target, source, mm.warps, compiled);
+  LoweredKernel compiled;
+  lowerKernel(mm.target, source, mm.warps, compiled);
   if (HasFatalFailure())
     return;
 
@@ -690,11 +655,11 @@ constexpr const char *kTargets[] = {"cuda:80", "cuda:89"};
 /// Each input type on both targets: 32x32x32 on 2x2 warps (sm_80), and
 /// 32x16x64 on 2x1 warps (sm_89), which takes two K steps or more.
 std::vector<Matmul> typeCases() {
-  struct Types {
+  struct Inputs {
     Elem a, b;
     Precision precision;
   };
-  const Types types[] = {{Elem::F16, Elem::F16, Precision::Default},
+  const Inputs types[] = {{Elem::F16, Elem::F16, Precision::Default},
                          {Elem::BF16, Elem::BF16, Precision::Default},
                          {Elem::F32, Elem::F32, Precision::Tf32},
                          {Elem::F32, Elem::F32, Precision::Tf32x3},
@@ -703,7 +668,7 @@ std::vector<Matmul> typeCases() {
                          {Elem::E5M2, Elem::E5M2, Precision::Default},
                          {Elem::E4M3, Elem::E5M2, Precision::Default}};
   std::vector<Matmul> cases;
-  for (const Types &t : types)
+  for (const Inputs &t : types)
     for (auto [target, m, n, k, warps] :
          {std::tuple("cuda:80", 32u, 32u, 32u, 4u),
           std::tuple("cuda:89", 32u, 16u, 64u, 2u)})
@@ -732,13 +697,15 @@ std::vector<Matmul> shapeCases() {
   return cases;
 }
 
+/// Operand types of a group of cases, and the target they compile for.
+struct Types {
+  const char *target;
+  Elem a, b;
+  Precision precision;
+};
+
 /// A and B stored each way, for each width of element.
 std::vector<Matmul> orderCases() {
-  struct Types {
-    const char *target;
-    Elem a, b;
-    Precision precision;
-  };
   const Types types[] = {
       {"cuda:80", Elem::F16, Elem::F16, Precision::Default},
       {"cuda:89", Elem::BF16, Elem::BF16, Precision::Default},
@@ -765,11 +732,6 @@ std::vector<Matmul> orderCases() {
 /// Runtime M, N and K short of the tile: masked loads (0 beyond) of A, B
 /// and C, a masked store of D.
 std::vector<Matmul> maskedCases() {
-  struct Types {
-    const char *target;
-    Elem a, b;
-    Precision precision;
-  };
   const Types types[] = {
       {"cuda:80", Elem::F16, Elem::F16, Precision::Default},
       {"cuda:89", Elem::BF16, Elem::BF16, Precision::Default},
@@ -892,21 +854,13 @@ protected:
   static void SetUpTestSuite() { registerBuiltinBackends(); }
 };
 
-std::string replaceAll(std::string text, llvm::StringRef from,
-                       llvm::StringRef to) {
-  for (size_t at = text.find(from); at != std::string::npos;
-       at = text.find(from, at + to.size()))
-    text.replace(at, from.size(), to.str());
-  return text;
-}
-
 TEST_P(MmaAttention, MatchesTheHost) {
   auto [spec, s, dh, warps] = GetParam();
   std::string source =
       replaceAll(replaceAll(kAttention, "$S", std::to_string(s)), "$D",
                  std::to_string(dh));
-  Compiled compiled;
-  compile(spec, source, warps, compiled);
+  LoweredKernel compiled;
+  lowerKernel(spec, source, warps, compiled);
   if (HasFatalFailure())
     return;
   std::map<std::string, unsigned> calls = mmaCalls(*compiled.kernel);

@@ -7,15 +7,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "test/unit/KernelLowering.h"
 #include "test/unit/LaneSimulator.h"
 
 #include "backends/Backend.h"
-#include "ir/Tile/KernelDialects.h"
 
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-#include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 
 #include "gtest/gtest.h"
@@ -26,6 +22,9 @@
 using namespace mlir;
 using namespace mlir::tile;
 using tessera::test::LaneSimulator;
+using tessera::test::LoweredKernel;
+using tessera::test::lowerKernel;
+using tessera::test::replaceAll;
 using tessera::test::Workgroup;
 
 namespace {
@@ -115,14 +114,6 @@ func.func @kernel(%x: !tile.ptr<i32> {tile.divisibility = 16 : i32},
 }
 )mlir";
 
-std::string replaceAll(std::string text, llvm::StringRef from,
-                       llvm::StringRef to) {
-  for (size_t at = text.find(from); at != std::string::npos;
-       at = text.find(from, at + to.size()))
-    text.replace(at, from.size(), to.str());
-  return text;
-}
-
 /// The kernel for an MxN tensor reduced along `axis`.
 std::string kernelFor(unsigned m, unsigned n, unsigned axis) {
   std::string text = kKernel;
@@ -146,26 +137,11 @@ protected:
 
 TEST_P(WarpSizeTest, ReductionsAndScansMatchALoop) {
   auto [spec, m, n, axis, warps] = GetParam();
-  auto resolved = resolveTarget(spec);
-  ASSERT_TRUE(bool(resolved)) << llvm::toString(resolved.takeError());
-  auto [backend, target] = *resolved;
-
-  DialectRegistry registry;
-  registerKernelDialects(registry);
-  MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  std::string source = kernelFor(m, n, axis);
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(source, &context, "kernel.mlir");
-  ASSERT_TRUE(module) << source;
-  CompileOptions options;
-  options.numWarps = warps;
-  ASSERT_FALSE(bool(backend->assignLayouts(*module, target, options)));
-  llvm::LLVMContext llvmContext;
-  auto lowered = backend->lower(*module, llvmContext, target, options);
-  ASSERT_TRUE(bool(lowered)) << llvm::toString(lowered.takeError());
-  llvm::Function *kernel = (*lowered)->getFunction("kernel");
-  ASSERT_NE(kernel, nullptr);
+  LoweredKernel lowered;
+  lowerKernel(spec, kernelFor(m, n, axis), warps, lowered);
+  if (HasFatalFailure())
+    return;
+  llvm::Function *kernel = lowered.kernel;
 
   unsigned k = axis == 1 ? m : n;
   std::mt19937 random(m * 1000 + n * 10 + axis);
@@ -178,8 +154,8 @@ TEST_P(WarpSizeTest, ReductionsAndScansMatchALoop) {
   std::vector<float> fsum(k, -1);
 
   Workgroup group;
-  group.warpSize = target.warpSize;
-  group.numThreads = warps * target.warpSize;
+  group.warpSize = lowered.warpSize;
+  group.numThreads = warps * lowered.warpSize;
   LaneSimulator simulator(*kernel, group);
   auto address = [&](auto &buffer) {
     simulator.addBuffer(buffer.data(), buffer.size() * sizeof(buffer[0]));

@@ -1,0 +1,51 @@
+//===- KernelLowering.cpp - tile IR to LLVM IR for the LaneSimulator tests ===//
+
+#include "test/unit/KernelLowering.h"
+
+#include "backends/Backend.h"
+#include "ir/Tile/KernelDialects.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+void tessera::test::lowerKernel(llvm::StringRef spec, const std::string &source,
+                                unsigned warps, LoweredKernel &out) {
+  auto resolved = resolveTarget(spec);
+  ASSERT_TRUE(bool(resolved)) << llvm::toString(resolved.takeError());
+  auto [backend, target] = *resolved;
+  DialectRegistry registry;
+  registerKernelDialects(registry);
+  // One kernel at a time: no thread pool to start for each.
+  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+  context.loadAllAvailableDialects();
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(source, &context, "kernel.mlir");
+  ASSERT_TRUE(module) << source;
+  CompileOptions options;
+  options.numWarps = warps;
+  llvm::Error assigned = backend->assignLayouts(*module, target, options);
+  ASSERT_FALSE(bool(assigned)) << llvm::toString(std::move(assigned)) << "\n"
+                               << source;
+  out.context = std::make_unique<llvm::LLVMContext>();
+  auto lowered = backend->lower(*module, *out.context, target, options);
+  ASSERT_TRUE(bool(lowered)) << llvm::toString(lowered.takeError()) << "\n"
+                             << source;
+  out.module = std::move(*lowered);
+  out.kernel = out.module->getFunction("kernel");
+  ASSERT_NE(out.kernel, nullptr);
+  out.warpSize = target.warpSize;
+}
+
+std::string tessera::test::replaceAll(std::string text, llvm::StringRef from,
+                                      llvm::StringRef to) {
+  for (size_t at = text.find(from); at != std::string::npos;
+       at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to.str());
+  return text;
+}

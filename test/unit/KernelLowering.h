@@ -1,0 +1,35 @@
+//===- KernelLowering.h - tile IR to LLVM IR for the LaneSimulator tests --===//
+
+#ifndef TESSERA_TEST_UNIT_KERNELLOWERING_H
+#define TESSERA_TEST_UNIT_KERNELLOWERING_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+
+#include <memory>
+#include <string>
+
+namespace tessera::test {
+
+/// A kernel lowered to LLVM IR, and the warp size of its target.
+struct LoweredKernel {
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+  llvm::Function *kernel = nullptr;
+  unsigned warpSize = 32;
+};
+
+/// Lowers the tile IR `source` (a function @kernel) for the target `spec`
+/// ("cuda:80", "hip:gfx942") on `warps` warps into `out`, as tessera-compile
+/// does up to LLVM IR; a failure is a fatal failure of the running test.
+void lowerKernel(llvm::StringRef spec, const std::string &source,
+                 unsigned warps, LoweredKernel &out);
+
+/// `text` with every `from` replaced by `to`.
+std::string replaceAll(std::string text, llvm::StringRef from,
+                       llvm::StringRef to);
+
+} // namespace tessera::test
+
+#endif // TESSERA_TEST_UNIT_KERNELLOWERING_H
