@@ -16,12 +16,11 @@ import argparse
 import importlib
 import math
 import os
-import subprocess
 import sys
 import tempfile
 import warnings
 
-from common import kernels
+from common import child_ms, kernels
 
 # The kernel is written once, as Triton users write it; kernels_of(dsl) runs
 # this file again as a module with `tl` and `jit` bound to Tessera's or to
@@ -181,18 +180,10 @@ torch.testing.assert_close(o, ref, atol=1e-2, rtol=1e-2)
 def cold_compile_ms(dsl, D, causal):
     """The first launch's milliseconds in a fresh process with an empty
     cache; None where `dsl` is not installed."""
+    code = COLD_CHILD.format(bench=os.path.dirname(os.path.abspath(__file__)), dsl=dsl,
+                             B=1, H=2, N=256, D=D, causal=causal)
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, TESSERA_CACHE_DIR=cache, TRITON_CACHE_DIR=cache)
-        env.pop("TESSERA_ALWAYS_COMPILE", None)
-        code = COLD_CHILD.format(bench=os.path.dirname(os.path.abspath(__file__)), dsl=dsl,
-                                 B=1, H=2, N=256, D=D, causal=causal)
-        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                              text=True)
-    if done.returncode == 3:
-        return None
-    if done.returncode != 0:
-        raise RuntimeError(f"{dsl}: {done.stderr}")
-    return float(done.stdout.split()[-1])
+        return child_ms(dsl, code, cache)
 
 
 def name_of(B, H, N, D, causal):

@@ -5,6 +5,8 @@ ratio)."""
 import importlib
 import importlib.util
 import os
+import subprocess
+import sys
 
 
 def kernels(dsl, path=None):
@@ -22,6 +24,21 @@ def kernels(dsl, path=None):
     module.tl, module.jit = language, package.jit
     spec.loader.exec_module(module)
     return module
+
+
+def child_ms(dsl, code, cache, **env):
+    """The milliseconds the Python `code` prints last, run in a fresh
+    process with `cache` as the kernel cache of both DSLs and `env` added to
+    the environment; None where it exits 3 (`dsl` is not installed)."""
+    env = dict(os.environ, TESSERA_CACHE_DIR=cache, TRITON_CACHE_DIR=cache, **env)
+    env.pop("TESSERA_ALWAYS_COMPILE", None)
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                            text=True)
+    if result.returncode == 3:
+        return None
+    if result.returncode != 0:
+        raise RuntimeError(f"{dsl}: {result.stderr}")
+    return float(result.stdout.split()[-1])
 
 
 def bench(fn, warmup=25, rep=100):

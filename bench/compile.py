@@ -5,11 +5,9 @@ upstream Triton, with ptxas (the default) and with libnvJitLink
 first run."""
 
 import os
-import subprocess
-import sys
 import tempfile
 
-from common import report
+from common import child_ms, report
 
 CHILD = r"""
 import sys, time
@@ -30,18 +28,9 @@ torch.testing.assert_close(z, x + y)
 
 
 def first_launch_ms(dsl, cache, assembler=None):
-    env = dict(os.environ, TESSERA_CACHE_DIR=cache, TRITON_CACHE_DIR=cache)
-    env.pop("TESSERA_ALWAYS_COMPILE", None)
-    if assembler:
-        env["TESSERA_ASSEMBLER"] = assembler
     code = CHILD.format(bench=os.path.dirname(os.path.abspath(__file__)), dsl=dsl)
-    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                            text=True)
-    if result.returncode == 3:
-        return None
-    if result.returncode != 0:
-        raise RuntimeError(f"{dsl}: {result.stderr}")
-    return float(result.stdout.split()[-1])
+    env = {"TESSERA_ASSEMBLER": assembler} if assembler else {}
+    return child_ms(dsl, code, cache, **env)
 
 
 def main():
