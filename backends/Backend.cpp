@@ -32,7 +32,7 @@ CompileOptions mlir::tile::adaptCommonOptions(const Target &target,
                                               bool wavesPerEU) {
   unsigned maxWarps = 1024 / target.warpSize;
   options.numWarps = std::clamp(options.numWarps, 1u, maxWarps);
-  options.numStages = 1;
+  options.numStages = std::max(1u, options.numStages);
   if (!wavesPerEU)
     options.wavesPerEU = 0;
   return options;

@@ -106,8 +106,8 @@ public:
 };
 
 /// What both backends do to options: warps capped at a 1024-thread block,
-/// num_stages at 1 (no backend pipelines loads yet, so every depth compiles
-/// alike), waves_per_eu kept only where `wavesPerEU` says it applies.
+/// num_stages at least 1, waves_per_eu kept only where `wavesPerEU` says it
+/// applies.
 CompileOptions adaptCommonOptions(const Target &target, CompileOptions options,
                                   bool wavesPerEU);
 

@@ -1192,8 +1192,11 @@ Handle frontend::Builder::scan(const Handle &value, int axis,
 std::vector<Handle>
 frontend::Builder::beginFor(const Handle &lower, const Handle &upper,
                             const Handle &step,
-                            const std::vector<Handle> &carried) {
+                            const std::vector<Handle> &carried,
+                            int numStages) {
   Impl &s = *impl;
+  if (numStages < 0)
+    fail("num_stages must be positive, got " + std::to_string(numStages));
   for (const Handle *h : {&lower, &upper, &step})
     if (!h->shape.empty() || !s.dtypeOf(h->dtype).isIntOrBool())
       fail("loop bounds must be integer scalars, got " + h->dtype +
@@ -1208,6 +1211,8 @@ frontend::Builder::beginFor(const Handle &lower, const Handle &upper,
   Value st = s.castValue(s.valueOf(step), s.dtypeOf(step.dtype), iv);
   auto loop =
       scf::ForOp::create(s.builder, s.loc, lb, ub, st, s.values(carried));
+  if (numStages)
+    loop->setAttr(tile::kNumStagesAttr, s.builder.getI32IntegerAttr(numStages));
   // Without carried values the body comes with a yield; endFor makes it.
   Block *body = loop.getBody();
   if (!body->empty() && body->back().hasTrait<mlir::OpTrait::IsTerminator>())

@@ -136,7 +136,11 @@ public:
 
   CompileOptions adaptOptions(const Target &target,
                               CompileOptions options) const override {
-    return adaptCommonOptions(target, options, /*wavesPerEU=*/true);
+    options = adaptCommonOptions(target, options, /*wavesPerEU=*/true);
+    // Without asynchronous copies to shared memory, loads are not pipelined
+    // yet: every depth compiles alike.
+    options.numStages = 1;
+    return options;
   }
 
   llvm::Expected<Target> parseTarget(llvm::StringRef arch) const override {

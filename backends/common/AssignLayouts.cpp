@@ -652,7 +652,8 @@ struct TileRemoveConversionsPass
 
 LogicalResult mlir::tile::runLayoutStage(
     ModuleOp module, unsigned numWarps, unsigned warpSize,
-    llvm::function_ref<void(OpPassManager &)> addMatrixUnitPasses) {
+    llvm::function_ref<void(OpPassManager &)> addMatrixUnitPasses,
+    unsigned numStages) {
   PassManager pm(module.getContext());
   pm.addPass(createTileAssignLayoutsPass({numWarps, warpSize}));
   if (addMatrixUnitPasses) {
@@ -663,5 +664,10 @@ LogicalResult mlir::tile::runLayoutStage(
   pm.addPass(createCSEPass());
   // Converts of values a loop does not change (attention's q) run once.
   pm.addPass(createLoopInvariantCodeMotionPass());
+  if (numStages >= 2) {
+    pm.addPass(createTilePipelinePass({numStages}));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
   return pm.run(module);
 }

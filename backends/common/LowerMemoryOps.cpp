@@ -13,21 +13,11 @@
 using namespace mlir;
 using namespace mlir::tile;
 
-namespace {
-
-Value trueValue(OpBuilder &b, Location loc) {
-  return arith::ConstantIntOp::create(b, loc, 1, 1);
-}
-
-Value andValues(OpBuilder &b, Location loc, Value lhs, Value rhs) {
-  return arith::AndIOp::create(b, loc, lhs, rhs);
-}
-
 /// How many consecutive registers a load or store moves as one vector: they
 /// are consecutive elements of the layout, contiguous and aligned in
 /// memory, under one mask value, and at most 16 bytes (pointers, which
 /// vectors cannot hold, one at a time).
-unsigned memoryVectorWidth(const LoweringState &state, Value ptr, Value mask,
+unsigned mlir::tile::memoryVectorWidth(const LoweringState &state, Value ptr, Value mask,
                            Type stored) {
   std::optional<LinearLayout> layout = layoutOf(ptr.getType());
   if (!layout || isa<LLVM::LLVMPointerType>(stored))
@@ -48,6 +38,16 @@ unsigned memoryVectorWidth(const LoweringState &state, Value ptr, Value mask,
     vec = std::min<int64_t>(vec, maskInfo ? maskInfo->getConstancy(dim) : 1);
   }
   return llvm::bit_floor(uint64_t(std::max<int64_t>(vec, 1)));
+}
+
+namespace {
+
+Value trueValue(OpBuilder &b, Location loc) {
+  return arith::ConstantIntOp::create(b, loc, 1, 1);
+}
+
+Value andValues(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  return arith::AndIOp::create(b, loc, lhs, rhs);
 }
 
 Value packVector(OpBuilder &b, Location loc, ArrayRef<Value> values,
@@ -103,7 +103,7 @@ SmallVector<Value> shareFromCanonical(OpBuilder &b, Location loc,
   int64_t elements = 1;
   for (int64_t size : shape)
     elements *= size;
-  state.requireShared(elements * bytes);
+  state.requireScratch(b, elements * bytes);
   SmallVector<Value> addresses;
   if (layout) {
     HardwareIds ids = emitHardwareIds(b, loc, state.target);

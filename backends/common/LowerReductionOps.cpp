@@ -195,7 +195,7 @@ private:
     for (Value v : acc[0])
       bytes = std::max(bytes, storageBytes(v.getType()));
     int64_t operandBytes = keysCount * warps * bytes;
-    state.requireShared(operandBytes * acc[0].size());
+    state.requireScratch(rewriter, operandBytes * acc[0].size());
 
     HardwareIds ids = emitHardwareIds(rewriter, loc, state.target);
     SmallVector<SmallVector<Value>> coords =
@@ -557,7 +557,7 @@ private:
     for (Value v : totals[0])
       bytes = std::max(bytes, storageBytes(v.getType()));
     int64_t operandBytes = slots * bytes;
-    state.requireShared(operandBytes * totals[0].size());
+    state.requireScratch(rewriter, operandBytes * totals[0].size());
 
     SmallVector<SmallVector<Value>> coords =
         emitCoords(rewriter, loc, layout, ids);

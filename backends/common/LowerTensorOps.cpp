@@ -154,9 +154,11 @@ LinearLayout rowMajorShared(ArrayRef<int64_t> shape) {
   return llvm::cantFail(LinearLayout::create(std::move(ins), std::move(outs)));
 }
 
+} // namespace
+
 /// Consecutive registers that go to consecutive, aligned shared-memory
 /// elements, up to 16 bytes.
-unsigned sharedVectorWidth(const LinearLayout &toOffset, Type element) {
+unsigned mlir::tile::sharedVectorWidth(const LinearLayout &toOffset, Type element) {
   if (!element.isIntOrFloat() || element.isInteger(1))
     return 1;
   unsigned vec = std::min<unsigned>(
@@ -175,6 +177,8 @@ unsigned sharedVectorWidth(const LinearLayout &toOffset, Type element) {
     vec /= 2;
   return vec;
 }
+
+namespace {
 
 /// The registers of a tensor of 16-bit elements whose hardware bits reach
 /// shared-memory element offsets by `toOffset`, loaded 8x8 matrices at a
@@ -279,59 +283,80 @@ convertLayout(OpBuilder &b, Location loc, LoweringState &state,
   int64_t elements = 1;
   for (int64_t size : shape)
     elements *= size;
-  state.requireShared(elements * bytes);
+  state.requireScratch(b, elements * bytes);
 
   auto elementAddress = [&](Value offset) {
     return sharedAddress(
         b, loc, state,
         arith::MulIOp::create(b, loc, offset, i32Constant(b, loc, bytes)));
   };
-  HardwareIds ids = emitHardwareIds(b, loc, state.target);
   state.target.barrier(b, loc);
-  SmallVector<SmallVector<Value>> srcOffsets =
-      emitCoords(b, loc, *srcToOffset, ids);
-  unsigned storeVec = sharedVectorWidth(*srcToOffset, element);
-  for (unsigned r = 0; r < values.size(); r += storeVec) {
-    if (isDuplicateRegister(src, r))
+  storeToShared(b, loc, state, src, *srcToOffset, values, element,
+                elementAddress);
+  state.target.barrier(b, loc);
+  return loadFromShared(b, loc, state, dst, *dstToOffset, element,
+                        elementAddress);
+}
+
+} // namespace
+
+void mlir::tile::storeToShared(OpBuilder &b, Location loc,
+                               const LoweringState &state,
+                               const LinearLayout &layout,
+                               const LinearLayout &toOffset, ValueRange values,
+                               Type element,
+                               llvm::function_ref<Value(Value)> elementAddress) {
+  HardwareIds ids = emitHardwareIds(b, loc, state.target);
+  SmallVector<SmallVector<Value>> offsets = emitCoords(b, loc, toOffset, ids);
+  unsigned vec = sharedVectorWidth(toOffset, element);
+  for (unsigned r = 0; r < values.size(); r += vec) {
+    if (isDuplicateRegister(layout, r))
       continue;
-    Value address = elementAddress(srcOffsets[r][0]);
-    if (storeVec == 1) {
+    Value address = elementAddress(offsets[r][0]);
+    if (vec == 1) {
       storeShared(b, loc, address, values[r]);
       continue;
     }
-    auto vecType = VectorType::get(storeVec, memoryType(element));
-    Value vec = LLVM::PoisonOp::create(b, loc, vecType);
-    for (unsigned i = 0; i < storeVec; ++i)
-      vec = LLVM::InsertElementOp::create(b, loc, vec,
-                                          toMemory(b, loc, values[r + i]),
-                                          i32Constant(b, loc, i));
-    LLVM::StoreOp::create(b, loc, vec, address, storeVec * bytes);
+    auto vecType = VectorType::get(vec, memoryType(element));
+    Value packed = LLVM::PoisonOp::create(b, loc, vecType);
+    for (unsigned i = 0; i < vec; ++i)
+      packed = LLVM::InsertElementOp::create(b, loc, packed,
+                                             toMemory(b, loc, values[r + i]),
+                                             i32Constant(b, loc, i));
+    LLVM::StoreOp::create(b, loc, packed, address, vec * storageBytes(element));
   }
-  state.target.barrier(b, loc);
+}
+
+SmallVector<Value> mlir::tile::loadFromShared(
+    OpBuilder &b, Location loc, const LoweringState &state,
+    const LinearLayout &layout, const LinearLayout &toOffset, Type element,
+    llvm::function_ref<Value(Value)> elementAddress) {
+  HardwareIds ids = emitHardwareIds(b, loc, state.target);
   if (std::optional<SmallVector<Value>> loaded = loadByMatrices(
-          b, loc, state, *dstToOffset, element, ids, elementAddress))
+          b, loc, state, toOffset, element, ids, elementAddress))
     return *loaded;
-  SmallVector<SmallVector<Value>> dstOffsets =
-      emitCoords(b, loc, *dstToOffset, ids);
-  unsigned loadVec = sharedVectorWidth(*dstToOffset, element);
+  SmallVector<SmallVector<Value>> offsets = emitCoords(b, loc, toOffset, ids);
+  unsigned vec = sharedVectorWidth(toOffset, element);
   SmallVector<Value> result;
-  for (unsigned r = 0, e = numRegisters(dst); r < e; r += loadVec) {
-    Value address = elementAddress(dstOffsets[r][0]);
-    if (loadVec == 1) {
+  for (unsigned r = 0, e = numRegisters(layout); r < e; r += vec) {
+    Value address = elementAddress(offsets[r][0]);
+    if (vec == 1) {
       result.push_back(loadShared(b, loc, address, element));
       continue;
     }
-    auto vecType = VectorType::get(loadVec, memoryType(element));
-    Value vec =
-        LLVM::LoadOp::create(b, loc, vecType, address, loadVec * bytes);
-    for (unsigned i = 0; i < loadVec; ++i)
+    auto vecType = VectorType::get(vec, memoryType(element));
+    Value packed = LLVM::LoadOp::create(b, loc, vecType, address,
+                                        vec * storageBytes(element));
+    for (unsigned i = 0; i < vec; ++i)
       result.push_back(fromMemory(
           b, loc,
-          LLVM::ExtractElementOp::create(b, loc, vec, i32Constant(b, loc, i)),
+          LLVM::ExtractElementOp::create(b, loc, packed, i32Constant(b, loc, i)),
           element));
   }
   return result;
 }
+
+namespace {
 
 /// `layout` with every basis mapped by `map` (linear over GF(2)), for a
 /// tensor of `shape`.

@@ -203,12 +203,34 @@ bool mlir::tile::isDuplicateRegister(const LinearLayout &layout,
 // Shared memory and cross-lane helpers
 //===----------------------------------------------------------------------===//
 
-Value mlir::tile::sharedAddress(OpBuilder &b, Location loc,
-                                const LoweringState &state, Value byteOffset) {
+void LoweringState::requireScratch(OpBuilder &b, int64_t bytes) {
+  // The op being lowered is at the insertion point; elsewhere (inside code a
+  // pattern made) every buffer may be live.
+  Block *block = b.getInsertionBlock();
+  Operation *op = block && b.getInsertionPoint() != block->end()
+                      ? &*b.getInsertionPoint()
+                      : nullptr;
+  scratchBase = allocation ? allocation->buffersEnd : 0;
+  if (op && isa_and_nonnull<TileDialect>(op->getDialect()))
+    scratchBase = allocation ? allocation->scratchBases.lookup(op) : 0;
+  sharedBytes = std::max(sharedBytes, scratchBase + bytes);
+}
+
+Value mlir::tile::sharedBase(OpBuilder &b, Location loc,
+                             const LoweringState &state, int64_t offset) {
   auto ptrType = LLVM::LLVMPointerType::get(
       b.getContext(), state.target.getSharedAddressSpace());
   Value base = LLVM::AddressOfOp::create(b, loc, ptrType, state.sharedSymbol);
+  if (!offset)
+    return base;
   return LLVM::GEPOp::create(b, loc, ptrType, b.getI8Type(), base,
+                             ArrayRef<LLVM::GEPArg>{int32_t(offset)});
+}
+
+Value mlir::tile::sharedAddress(OpBuilder &b, Location loc,
+                                const LoweringState &state, Value byteOffset) {
+  Value base = sharedBase(b, loc, state, state.scratchBase);
+  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
                              ValueRange{byteOffset});
 }
 
@@ -382,10 +404,18 @@ namespace {
 /// Tensors become the registers of their layout, pointers LLVM pointers.
 class RegisterTypeConverter : public TypeConverter {
 public:
-  explicit RegisterTypeConverter(MLIRContext *context) {
+  RegisterTypeConverter(MLIRContext *context, unsigned sharedSpace) {
     addConversion([](Type type) { return type; });
     addConversion([context](PointerType type) -> Type {
       return LLVM::LLVMPointerType::get(context, type.getAddressSpace());
+    });
+    // A shared-memory view: the address of its buffer, and its offset in
+    // each dimension of the buffer's layout (i32).
+    addConversion([context, sharedSpace](MemDescType type, SmallVectorImpl<Type> &results)
+                      -> std::optional<LogicalResult> {
+      results.push_back(LLVM::LLVMPointerType::get(context, sharedSpace));
+      results.append(type.getRank(), IntegerType::get(context, 32));
+      return success();
     });
     addConversion([this](RankedTensorType type, SmallVectorImpl<Type> &results)
                       -> std::optional<LogicalResult> {
@@ -450,9 +480,11 @@ LogicalResult mlir::tile::lowerToLLVM(ModuleOp module,
 
   // Tensors to registers.
   {
+    SharedAllocation allocation = allocateSharedMemory(module);
     AxisInfoAnalysis axis(module);
-    LoweringState state{*context, target, axis, numWarps, 0, sharedSymbol};
-    RegisterTypeConverter converter(context);
+    LoweringState state{*context,   target,       axis,       numWarps,
+                        allocation.buffersEnd, sharedSymbol, &allocation};
+    RegisterTypeConverter converter(context, target.getSharedAddressSpace());
     ConversionTarget legal(*context);
     legal.addIllegalDialect<TileDialect>();
     legal.addLegalOp<ReduceReturnOp, ScanReturnOp>();
@@ -466,6 +498,7 @@ LogicalResult mlir::tile::lowerToLLVM(ModuleOp module,
     RewritePatternSet patterns(context);
     populateTensorOpPatterns(converter, patterns, state);
     populateMemoryOpPatterns(converter, patterns, state);
+    populateSharedMemoryOpPatterns(converter, patterns, state);
     populateReductionOpPatterns(converter, patterns, state);
     target.populateDotPatterns(converter, patterns, state);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,

@@ -13,28 +13,41 @@
 #include "ir/Layout/LinearLayout.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::tile {
 
 class AxisInfoAnalysis;
 
+/// Where the scratch of each op starts: after the buffers live across it.
+struct SharedAllocation {
+  /// Ops that buffers live across (others: 0).
+  DenseMap<Operation *, int64_t> scratchBases;
+  /// The end of all buffers.
+  int64_t buffersEnd = 0;
+};
 /// What the patterns share while one module is lowered.
 struct LoweringState {
   MLIRContext &context;
   const TargetInfo &target;
   const AxisInfoAnalysis &axis;
   unsigned numWarps;
-  /// The most shared memory any op needs; each op's scratch is used between
-  /// two barriers of its own, so they all start at offset 0.
+  /// The shared memory the kernel needs: its buffers (see
+  /// allocateSharedMemory) and the scratch of every op.
   int64_t sharedBytes = 0;
   /// The module's dynamic shared memory (an external array in the shared
   /// address space).
   StringRef sharedSymbol;
+  /// Where each op's scratch starts (an op's scratch is used between two
+  /// barriers of its own, after the buffers live across the op).
+  const SharedAllocation *allocation = nullptr;
+  /// That of the op being lowered (bytes).
+  int64_t scratchBase = 0;
 
-  void requireShared(int64_t bytes) {
-    sharedBytes = std::max(sharedBytes, bytes);
-  }
+  /// Reserves `bytes` of scratch for the op at `b`'s insertion point (the
+  /// op being lowered) and makes sharedAddress address it.
+  void requireScratch(OpBuilder &b, int64_t bytes);
 };
 
 /// The linear form of a tensor type's layout, fitted to its shape; null when
@@ -75,9 +88,45 @@ Value emitIsCanonicalThread(OpBuilder &b, Location loc,
 bool isDuplicateRegister(const LinearLayout &layout, unsigned reg);
 
 Value i32Constant(OpBuilder &b, Location loc, int64_t value);
-/// The address of byte `byteOffset` (an i32 value) of the shared memory.
+/// The address of byte `byteOffset` (an i32 value) of the scratch of the op
+/// being lowered (LoweringState::requireScratch).
 Value sharedAddress(OpBuilder &b, Location loc, const LoweringState &state,
                     Value byteOffset);
+/// The address of byte `offset` of the kernel's shared memory.
+Value sharedBase(OpBuilder &b, Location loc, const LoweringState &state,
+                 int64_t offset);
+
+/// The byte offset in shared memory of a tile.local_alloc's buffer.
+inline constexpr StringLiteral kBufferOffsetAttr = "tile.buffer_offset";
+/// Gives every tile.local_alloc of `module` its place in shared memory
+/// (kBufferOffsetAttr), by liveness: buffers whose lives overlap get
+/// disjoint bytes, and the ops they live across their scratch after them.
+SharedAllocation allocateSharedMemory(ModuleOp module);
+
+/// Consecutive registers that go to consecutive, aligned shared-memory
+/// elements (by `toOffset`, hardware bits to element offsets), up to 16
+/// bytes.
+unsigned sharedVectorWidth(const LinearLayout &toOffset, Type element);
+/// How many consecutive registers a load or store through the tensor of
+/// pointers `ptr` moves as one vector of `stored`: consecutive elements of
+/// the layout, contiguous and aligned in memory (by the axis analysis), under
+/// one `mask` value (when not null), at most 16 bytes.
+unsigned memoryVectorWidth(const LoweringState &state, Value ptr, Value mask,
+                           Type stored);
+/// Stores the registers `values` of a tensor in `layout` to shared memory,
+/// each to `elementAddress` of the element offset `toOffset` gives it,
+/// vectorised where offsets allow; duplicates are stored once.
+void storeToShared(OpBuilder &b, Location loc, const LoweringState &state,
+                   const LinearLayout &layout, const LinearLayout &toOffset,
+                   ValueRange values, Type element,
+                   llvm::function_ref<Value(Value)> elementAddress);
+/// The registers of a tensor in `layout` loaded from shared memory the same
+/// way (with the target's matrix loads where the layouts allow).
+SmallVector<Value> loadFromShared(OpBuilder &b, Location loc,
+                                  const LoweringState &state,
+                                  const LinearLayout &layout,
+                                  const LinearLayout &toOffset, Type element,
+                                  llvm::function_ref<Value(Value)> elementAddress);
 /// Bytes an element of type `type` takes in memory (pointers: 8, i1: 1).
 unsigned storageBytes(Type type);
 /// The type memory holds a scalar of `type` as: booleans as bytes, floats
@@ -147,6 +196,9 @@ void populateTensorOpPatterns(TypeConverter &converter,
 void populateMemoryOpPatterns(TypeConverter &converter,
                               RewritePatternSet &patterns,
                               LoweringState &state);
+void populateSharedMemoryOpPatterns(TypeConverter &converter,
+                                    RewritePatternSet &patterns,
+                                    LoweringState &state);
 void populateReductionOpPatterns(TypeConverter &converter,
                                  RewritePatternSet &patterns,
                                  LoweringState &state);

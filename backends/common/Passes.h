@@ -17,10 +17,13 @@ namespace mlir::tile {
 /// The layout stage every backend runs: tile-assign-layouts for `numWarps`
 /// warps of `warpSize` lanes; then the backend's matrix-unit passes, which
 /// give dots the layouts of its matrix units, and tile-remove-conversions
-/// after them; then canonicalize, cse and loop-invariant code motion.
+/// after them; then canonicalize, cse and loop-invariant code motion; then,
+/// with `numStages` of 2 or more, tile-pipeline (loops that feed dots get
+/// async copies into that many buffers).
 LogicalResult runLayoutStage(
     ModuleOp module, unsigned numWarps, unsigned warpSize,
-    llvm::function_ref<void(OpPassManager &)> addMatrixUnitPasses = {});
+    llvm::function_ref<void(OpPassManager &)> addMatrixUnitPasses = {},
+    unsigned numStages = 1);
 
 } // namespace mlir::tile
 

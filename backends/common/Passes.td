@@ -50,4 +50,47 @@ def TileRemoveConversionsPass
   }];
 }
 
+def TileAllocateSharedMemoryPass
+    : Pass<"tile-allocate-shared-memory", "::mlir::ModuleOp"> {
+  let summary = "place shared-memory buffers by liveness";
+  let description = [{
+    Gives each `tile.local_alloc` a byte offset (`tile.buffer_offset`): a
+    buffer lives from its allocation to its last use, through the views made
+    of it (a use inside a loop keeps it alive for the whole loop), or to its
+    `tile.local_dealloc`, and buffers whose lives overlap get disjoint,
+    128-byte aligned bytes. The scratch that the lowering of an op needs
+    (layout conversions, reductions) starts after the buffers live across
+    the op. The lowering to the LLVM dialect runs this itself.
+  }];
+}
+
+def TilePipelinePass : Pass<"tile-pipeline", "::mlir::ModuleOp"> {
+  let summary = "software-pipeline loops that feed dots, with async copies";
+  let description = [{
+    For each innermost `scf.for` whose loads feed dot operands (a
+    `tile.load` converted to a `dot_operand` layout), with `S` stages (the
+    loop's `tile.num_stages`, else `num-stages`; 2 or more):
+
+    - each such load becomes a `tile.async_copy_global_to_local` into one of
+      `S` buffers of a `tile.local_alloc` before the loop (masked elements
+      read as zeros, or as `other`), and its convert a `tile.local_load`
+      of that buffer;
+    - the copies of an iteration form one group (`tile.async_commit_group`)
+      and run `S - 1` iterations ahead: they, and the address and mask
+      computations they need, are stage 0, everything else stage `S - 1`;
+    - a `tile.async_wait {num = S - 2}` before the iteration's reads waits
+      for its group; it synchronises the block, so the copies issued after
+      it may overwrite the buffer the previous iteration read.
+
+    Loops are expanded by MLIR's `scf::pipelineForLoop` with a prologue of
+    `S - 1` iterations' copies and no epilogue: copies past the end of the
+    loop are masked off, so every iteration commits one group and the wait
+    count holds throughout, for any trip count.
+  }];
+  let options = [
+    Option<"numStages", "num-stages", "unsigned", /*default=*/"3",
+           "stages of loops that do not say (tile.num_stages)">,
+  ];
+}
+
 #endif // TESSERA_BACKENDS_COMMON_PASSES_TD

@@ -97,6 +97,18 @@ public:
                                           bool transpose) const {
     return {};
   }
+  /// Whether asyncCopy copies in the background (else the shared lowering
+  /// copies through registers, at once).
+  virtual bool hasAsyncCopies() const { return false; }
+  /// Starts copying `bytes` (4, 8 or 16) bytes from the global pointer `src`
+  /// to the shared pointer `dst`, both aligned to `bytes`; where `pred` (i1)
+  /// is false, fills `dst` with zeros and reads nothing.
+  virtual void asyncCopy(OpBuilder &b, Location loc, Value dst, Value src,
+                         unsigned bytes, Value pred) const {}
+  /// Closes the group of copies this thread started since the last one.
+  virtual void asyncCommitGroup(OpBuilder &b, Location loc) const {}
+  /// Waits until at most `pending` of this thread's groups are in flight.
+  virtual void asyncWait(OpBuilder &b, Location loc, unsigned pending) const {}
   /// Patterns for dots in the target's matrix-unit layouts (see Lowering.h
   /// for the state they share), tried before the CUDA-core dot the shared
   /// lowering gives the others.

@@ -137,6 +137,7 @@ public:
 
   CompileOptions adaptOptions(const Target &target,
                               CompileOptions options) const override {
+    // Loops that feed dots are pipelined with cp.async over num_stages.
     return adaptCommonOptions(target, options, /*wavesPerEU=*/false);
   }
 
@@ -171,7 +172,7 @@ public:
     };
     if (mlir::failed(runLayoutStage(llvm::cast<mlir::ModuleOp>(module),
                                     options.numWarps, target.warpSize,
-                                    addMatrixUnitPasses)))
+                                    addMatrixUnitPasses, options.numStages)))
       return nvidiaError("layout assignment failed");
     return llvm::Error::success();
   }

@@ -486,6 +486,29 @@ void NvidiaTargetInfo::populateMathPatterns(LLVMTypeConverter &converter,
   patterns.add<FastExpPattern>(converter);
 }
 
+void NvidiaTargetInfo::asyncCopy(OpBuilder &b, Location loc, Value dst,
+                                 Value src, unsigned bytes, Value pred) const {
+  // The source size: all of it, or nothing (zeros) where `pred` is false.
+  Value size = arith::SelectOp::create(
+      b, loc, pred, arith::ConstantIntOp::create(b, loc, bytes, 32),
+      arith::ConstantIntOp::create(b, loc, 0, 32));
+  // .cg (L2 only) takes 16 bytes; smaller copies go through L1 (.ca).
+  auto cache = bytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                           : NVVM::LoadCacheModifierKind::CA;
+  NVVM::CpAsyncOp::create(
+      b, loc, dst, src, b.getI32IntegerAttr(bytes),
+      NVVM::LoadCacheModifierKindAttr::get(b.getContext(), cache), size);
+}
+
+void NvidiaTargetInfo::asyncCommitGroup(OpBuilder &b, Location loc) const {
+  NVVM::CpAsyncCommitGroupOp::create(b, loc);
+}
+
+void NvidiaTargetInfo::asyncWait(OpBuilder &b, Location loc,
+                                 unsigned pending) const {
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, pending);
+}
+
 SmallVector<Value> NvidiaTargetInfo::loadMatrices(OpBuilder &b, Location loc,
                                                  Value address, unsigned count,
                                                  bool transpose) const {

@@ -42,6 +42,11 @@ public:
   SmallVector<Value> loadMatrices(OpBuilder &b, Location loc, Value address,
                                   unsigned count,
                                   bool transpose) const override;
+  bool hasAsyncCopies() const override { return true; }
+  void asyncCopy(OpBuilder &b, Location loc, Value dst, Value src,
+                 unsigned bytes, Value pred) const override;
+  void asyncCommitGroup(OpBuilder &b, Location loc) const override;
+  void asyncWait(OpBuilder &b, Location loc, unsigned pending) const override;
   void populateDotPatterns(TypeConverter &converter,
                            RewritePatternSet &patterns,
                            LoweringState &state) const override;

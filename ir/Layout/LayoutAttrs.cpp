@@ -386,6 +386,12 @@ NVMMASharedLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
+  if (name == kNumStagesAttr) {
+    auto stages = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!stages || stages.getInt() < 1)
+      return op->emitError() << "'" << name << "' must be a positive integer";
+    return success();
+  }
   bool isWarpSize = name == "tile.warp_size";
   if (!isWarpSize && name != "tile.num_warps")
     return success();

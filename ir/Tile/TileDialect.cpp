@@ -88,6 +88,100 @@ LogicalResult PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+int64_t MemDescType::getNumElements() const {
+  int64_t elements = 1;
+  for (int64_t size : getShape())
+    elements *= size;
+  return elements;
+}
+
+unsigned mlir::tile::getSharedLayoutRank(Attribute encoding) {
+  if (auto swizzled = dyn_cast<SwizzledSharedLayoutAttr>(encoding))
+    return swizzled.getOrder().size();
+  return 2;
+}
+
+/// `!tile.memdesc<shape x type, encoding [, mutable] [, allocShape]>`.
+Type MemDescType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape, allocShape;
+  Type elementType;
+  Attribute encoding;
+  bool isMutable = false;
+  if (parser.parseLess() ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/false) ||
+      parser.parseType(elementType) || parser.parseComma() ||
+      parser.parseAttribute(encoding))
+    return {};
+  while (succeeded(parser.parseOptionalComma())) {
+    if (succeeded(parser.parseOptionalKeyword("mutable"))) {
+      isMutable = true;
+      continue;
+    }
+    if (parser.parseDimensionList(allocShape, /*allowDynamic=*/false,
+                                  /*withTrailingX=*/false))
+      return {};
+  }
+  if (parser.parseGreater())
+    return {};
+  if (allocShape.empty())
+    allocShape = shape;
+  return parser.getChecked<MemDescType>(parser.getContext(), shape,
+                                        elementType, encoding, isMutable,
+                                        allocShape);
+}
+
+void MemDescType::print(AsmPrinter &printer) const {
+  printer << '<';
+  for (int64_t size : getShape())
+    printer << size << 'x';
+  printer << getElementType() << ", " << getEncoding();
+  if (getMutableMemory())
+    printer << ", mutable";
+  if (getAllocShape() != getShape()) {
+    printer << ", ";
+    llvm::interleave(getAllocShape(), printer, "x");
+  }
+  printer << '>';
+}
+
+LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  ArrayRef<int64_t> shape, Type elementType,
+                                  Attribute encoding, bool mutableMemory,
+                                  ArrayRef<int64_t> allocShape) {
+  if (shape.empty())
+    return emitError() << "a shared-memory descriptor needs at least one "
+                          "dimension";
+  if (!isa<IntegerType, FloatType>(elementType))
+    return emitError() << "shared memory holds integers or floats, got "
+                       << elementType;
+  if (!isa_and_nonnull<SharedLayoutAttrInterface>(encoding))
+    return emitError() << "the encoding must be a shared-memory layout, got "
+                       << encoding;
+  if (allocShape.size() < shape.size())
+    return emitError() << "the allocation (rank " << allocShape.size()
+                       << ") cannot be of lower rank than the view (rank "
+                       << shape.size() << ")";
+  unsigned layoutRank = getSharedLayoutRank(encoding);
+  if (shape.size() < layoutRank)
+    return emitError() << "the view has " << shape.size()
+                       << " dimensions, fewer than its layout's " << layoutRank;
+  ArrayRef<int64_t> layoutShape = allocShape.take_back(shape.size());
+  for (auto [d, size] : llvm::enumerate(shape)) {
+    if (size <= 0 || layoutShape[d] <= 0)
+      return emitError() << "dimensions must be positive";
+    if (size > layoutShape[d])
+      return emitError() << "dimension " << d << " of the view (" << size
+                         << ") exceeds the allocation's (" << layoutShape[d]
+                         << ")";
+  }
+  for (int64_t size : allocShape.take_back(layoutRank))
+    if (!llvm::isPowerOf2_64(size))
+      return emitError() << "the buffer's dimensions must be powers of two, "
+                            "got "
+                         << size;
+  return success();
+}
+
 Type mlir::tile::getSameShapeAs(Type like, Type elementType) {
   if (auto tensor = dyn_cast<RankedTensorType>(like))
     return RankedTensorType::get(tensor.getShape(), elementType,

@@ -18,6 +18,14 @@
 
 namespace mlir::tile {
 
+/// On an scf.for: how many stages the software pipeliner gives it (Triton's
+/// `tl.range(..., num_stages=n)`); 1 leaves it as it is.
+inline constexpr llvm::StringLiteral kNumStagesAttr = "tile.num_stages";
+
+/// The dimensions a shared-memory layout lays out (the last ones of a
+/// buffer; those before stack whole tiles).
+unsigned getSharedLayoutRank(Attribute encoding);
+
 /// The pointee of a pointer, shaped like `type`: `!tile.ptr<f32>` gives f32
 /// and `tensor<4x!tile.ptr<f32>>` gives `tensor<4xf32>`. Null for non-pointers.
 Type getPointeeType(Type type);

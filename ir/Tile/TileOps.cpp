@@ -207,25 +207,39 @@ void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
 // TransOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult TransOp::verify() {
-  auto srcShape = getSrc().getType().getShape();
-  ArrayRef<int32_t> order = getOrder();
-  if (order.size() != srcShape.size())
-    return emitOpError() << "order has length " << order.size()
-                         << " but the operand has rank " << srcShape.size();
+/// Checks that `order` permutes the operand's `rank` dimensions.
+static LogicalResult verifyPermutation(Operation *op, ArrayRef<int32_t> order,
+                                       size_t rank) {
+  if (order.size() != rank)
+    return op->emitOpError() << "order has length " << order.size()
+                             << " but the operand has rank " << rank;
   SmallVector<bool> seen(order.size(), false);
   for (int32_t dim : order) {
     if (dim < 0 || dim >= static_cast<int32_t>(order.size()) || seen[dim])
-      return emitOpError() << "order ["
-                           << llvm::make_range(order.begin(), order.end())
-                           << "] is not a permutation of the operand's "
-                           << order.size() << " dimensions";
+      return op->emitOpError()
+             << "order [" << llvm::make_range(order.begin(), order.end())
+             << "] is not a permutation of the operand's " << order.size()
+             << " dimensions";
     seen[dim] = true;
   }
-  SmallVector<int64_t> expected;
+  return success();
+}
+
+/// `shape` with dimension i taken from dimension order[i].
+static SmallVector<int64_t> permute(ArrayRef<int64_t> shape,
+                                    ArrayRef<int32_t> order) {
+  SmallVector<int64_t> permuted;
   for (int32_t dim : order)
-    expected.push_back(srcShape[dim]);
-  return verifyResultShape(*this, getType().getShape(), expected);
+    permuted.push_back(shape[dim]);
+  return permuted;
+}
+
+LogicalResult TransOp::verify() {
+  auto srcShape = getSrc().getType().getShape();
+  if (failed(verifyPermutation(*this, getOrder(), srcShape.size())))
+    return failure();
+  return verifyResultShape(*this, getType().getShape(),
+                           permute(srcShape, getOrder()));
 }
 
 OpFoldResult TransOp::fold(FoldAdaptor adaptor) {
@@ -645,4 +659,160 @@ LogicalResult PrintOp::verify() {
     return emitOpError() << "isSigned has " << numSigned << " entries but "
                          << "there are " << getArgs().size() << " arguments";
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shared memory and asynchronous copies
+//===----------------------------------------------------------------------===//
+
+/// Checks that a tensor and a shared-memory view hold the same elements.
+static LogicalResult verifySameElements(Operation *op, RankedTensorType tensor,
+                                        MemDescType memory) {
+  if (tensor.getShape() != memory.getShape())
+    return op->emitOpError()
+           << "the tensor's shape " << shapeStr(tensor.getShape())
+           << " differs from the shared-memory view's "
+           << shapeStr(memory.getShape());
+  if (tensor.getElementType() != memory.getElementType())
+    return op->emitOpError() << "the tensor's elements (" << tensor.getElementType()
+                             << ") differ from the shared-memory view's ("
+                             << memory.getElementType() << ")";
+  return success();
+}
+
+static LogicalResult verifyMutable(Operation *op, MemDescType memory) {
+  if (memory.getMutableMemory())
+    return success();
+  return op->emitOpError() << "writes an immutable shared-memory buffer";
+}
+
+/// Checks that a view made from `src` keeps its element type, encoding,
+/// mutability and allocation.
+static LogicalResult verifySameBuffer(Operation *op, MemDescType src,
+                                      MemDescType result) {
+  if (src.getElementType() != result.getElementType() ||
+      src.getEncoding() != result.getEncoding() ||
+      src.getMutableMemory() != result.getMutableMemory() ||
+      src.getAllocShape() != result.getAllocShape())
+    return op->emitOpError()
+           << "the view must keep the element type, encoding, mutability and "
+              "allocation shape of "
+           << src << ", got " << result;
+  return success();
+}
+
+Attribute mlir::tile::transposeSharedLayout(Attribute encoding,
+                                            ArrayRef<int32_t> order) {
+  if (llvm::equal(order, llvm::seq<int32_t>(0, order.size())))
+    return encoding;
+  if (auto swizzled = dyn_cast<SwizzledSharedLayoutAttr>(encoding)) {
+    if (swizzled.getOrder().size() != order.size())
+      return {};
+    // Source dimension order[i] is dimension i of the view.
+    SmallVector<unsigned> position(order.size());
+    for (auto [i, dim] : llvm::enumerate(order))
+      position[dim] = i;
+    SmallVector<unsigned> newOrder;
+    for (unsigned dim : swizzled.getOrder())
+      newOrder.push_back(position[dim]);
+    return SwizzledSharedLayoutAttr::get(
+        encoding.getContext(), swizzled.getVec(), swizzled.getPerPhase(),
+        swizzled.getMaxPhase(), newOrder);
+  }
+  if (auto nvmma = dyn_cast<NVMMASharedLayoutAttr>(encoding)) {
+    if (order.size() != 2)
+      return {};
+    return NVMMASharedLayoutAttr::get(
+        encoding.getContext(), nvmma.getSwizzlingByteWidth(),
+        !nvmma.getTransposed(), nvmma.getElementBitWidth());
+  }
+  return {};
+}
+
+LogicalResult LocalAllocOp::verify() {
+  MemDescType type = getType();
+  if (type.getAllocShape() != type.getShape())
+    return emitOpError() << "allocates a whole buffer: the result's shape "
+                         << shapeStr(type.getShape())
+                         << " must be its allocation shape "
+                         << shapeStr(type.getAllocShape());
+  if (!getSrc())
+    return type.getMutableMemory()
+               ? success()
+               : emitOpError() << "an allocation without a source must be "
+                                  "mutable";
+  return verifySameElements(*this, cast<RankedTensorType>(getSrc().getType()),
+                            type);
+}
+
+LogicalResult LocalDeallocOp::verify() {
+  if (!getSrc().getDefiningOp<LocalAllocOp>())
+    return emitOpError() << "frees a buffer, the result of a tile.local_alloc";
+  return success();
+}
+
+LogicalResult LocalLoadOp::verify() {
+  return verifySameElements(*this, getType(), getSrc().getType());
+}
+
+LogicalResult LocalStoreOp::verify() {
+  if (failed(verifyMutable(*this, getDst().getType())))
+    return failure();
+  return verifySameElements(*this, getValue().getType(), getDst().getType());
+}
+
+LogicalResult MemDescIndexOp::verify() {
+  MemDescType src = getSrc().getType(), result = getType();
+  if (src.getRank() < 2)
+    return emitOpError() << "indexes the first of at least two dimensions, "
+                            "the view has "
+                         << src.getRank();
+  if (failed(verifyResultShape(*this, result.getShape(),
+                               src.getShape().drop_front())))
+    return failure();
+  return verifySameBuffer(*this, src, result);
+}
+
+LogicalResult MemDescSubsliceOp::verify() {
+  MemDescType src = getSrc().getType(), result = getType();
+  ArrayRef<int32_t> offsets = getOffsets();
+  if (offsets.size() != src.getRank() || result.getRank() != src.getRank())
+    return emitOpError() << "needs one offset per dimension of the view ("
+                         << src.getRank() << "), and a result of that rank";
+  for (unsigned d = 0; d < src.getRank(); ++d)
+    if (offsets[d] < 0 || offsets[d] + result.getShape()[d] > src.getShape()[d])
+      return emitOpError() << "the slice " << shapeStr(result.getShape())
+                           << " at [" << llvm::make_range(offsets.begin(),
+                                                          offsets.end())
+                           << "] does not fit in "
+                           << shapeStr(src.getShape());
+  return verifySameBuffer(*this, src, result);
+}
+
+LogicalResult MemDescTransOp::verify() {
+  MemDescType src = getSrc().getType();
+  ArrayRef<int32_t> order = getOrder();
+  if (failed(verifyPermutation(*this, order, src.getRank())))
+    return failure();
+  Attribute encoding = transposeSharedLayout(src.getEncoding(), order);
+  if (!encoding)
+    return emitOpError() << "cannot transpose the layout " << src.getEncoding();
+  // The allocation's leading (buffer) dimensions stay where they are.
+  ArrayRef<int64_t> alloc = src.getAllocShape();
+  SmallVector<int64_t> allocShape(alloc.drop_back(order.size()));
+  llvm::append_range(allocShape, permute(src.getLayoutShape(), order));
+  auto expected = MemDescType::get(permute(src.getShape(), order),
+                                   src.getElementType(), encoding,
+                                   src.getMutableMemory(), allocShape);
+  if (getType() != expected)
+    return emitOpError() << "result type should be " << expected;
+  return success();
+}
+
+LogicalResult AsyncCopyGlobalToLocalOp::verify() {
+  MemDescType dst = getDst().getType();
+  if (failed(verifyMutable(*this, dst)))
+    return failure();
+  auto pointee = cast<RankedTensorType>(getPointeeType(getPtrs().getType()));
+  return verifySameElements(*this, pointee, dst);
 }

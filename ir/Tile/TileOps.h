@@ -9,7 +9,21 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+namespace mlir::tile {
+/// The shared memory of a block, as a resource of memory effects.
+struct SharedMemory : public SideEffects::Resource::Base<SharedMemory> {
+  StringRef getName() final { return "<SharedMemory>"; }
+};
+} // namespace mlir::tile
+
 #define GET_OP_CLASSES
 #include "ir/Tile/TileOps.h.inc"
+
+namespace mlir::tile {
+/// The shared layout that keeps every element of a view where it is when the
+/// view's dimension i becomes dimension order[i]; null when `encoding`
+/// cannot say it.
+Attribute transposeSharedLayout(Attribute encoding, ArrayRef<int32_t> order);
+} // namespace mlir::tile
 
 #endif // TESSERA_IR_TILE_TILEOPS_H

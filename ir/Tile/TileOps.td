@@ -542,4 +542,204 @@ def Tile_AssertOp : Tile_Op<"assert", [MemoryEffects<[MemWrite]>]> {
   let assemblyFormat = "$condition `,` $message attr-dict `:` type($condition)";
 }
 
+//===----------------------------------------------------------------------===//
+// Shared memory and asynchronous copies
+//===----------------------------------------------------------------------===//
+
+/// The shared memory of a block, for the memory effects of the ops below.
+def Tile_SharedMemory : Resource<"::mlir::tile::SharedMemory">;
+
+def Tile_LocalAllocOp : Tile_Op<"local_alloc", [
+    MemoryEffects<[MemAlloc<Tile_SharedMemory>, MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "allocate a buffer in shared memory";
+  let description = [{
+    Allocates a buffer of the result's allocation shape in the block's shared
+    memory, laid out by its encoding. With `src`, the buffer holds `src` and
+    may be immutable; without, it must be `mutable` and its contents are
+    undefined until stored. The buffer lives until `tile.local_dealloc` or
+    its last use; the shared-memory allocation gives buffers whose lives
+    overlap disjoint bytes.
+
+    ```mlir
+    %buf = tile.local_alloc : () -> !tile.memdesc<3x128x64xf16, #shared, mutable>
+    %a = tile.local_alloc %x : (tensor<128x64xf16, #blocked>) -> !tile.memdesc<128x64xf16, #shared>
+    ```
+  }];
+  let arguments = (ins Optional<Tile_Tensor>:$src);
+  let results = (outs Tile_MemDesc:$result);
+  let assemblyFormat = "($src^)? attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tile_LocalDeallocOp : Tile_Op<"local_dealloc", [
+    MemoryEffects<[MemFree<Tile_SharedMemory>]>]> {
+  let summary = "end the life of a shared-memory buffer";
+  let description = [{
+    Marks the end of the buffer `src` (the result of a `tile.local_alloc`);
+    its bytes may be reused after it. Optional: a buffer otherwise lives
+    until its last use.
+
+    ```mlir
+    tile.local_dealloc %buf : !tile.memdesc<3x128x64xf16, #shared, mutable>
+    ```
+  }];
+  let arguments = (ins Tile_MemDesc:$src);
+  let assemblyFormat = "$src attr-dict `:` qualified(type($src))";
+  let hasVerifier = 1;
+}
+
+def Tile_LocalLoadOp : Tile_Op<"local_load", [
+    MemoryEffects<[MemRead<Tile_SharedMemory>]>]> {
+  let summary = "load a shared-memory view into a distributed tensor";
+  let description = [{
+    Reads the view `src` into a tensor of its shape and element type, in the
+    result's layout. Reads after a `tile.local_store` or `tile.async_wait`
+    see what they wrote.
+
+    ```mlir
+    %a = tile.local_load %view : !tile.memdesc<128x64xf16, #shared, mutable, 3x128x64> -> tensor<128x64xf16, #dot_op>
+    ```
+  }];
+  let arguments = (ins Tile_MemDesc:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` qualified(type($src)) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_LocalStoreOp : Tile_Op<"local_store", [
+    MemoryEffects<[MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "store a distributed tensor into a shared-memory view";
+  let description = [{
+    Writes `value` into the mutable view `dst` of the same shape and element
+    type. Every thread of the block sees the write in later local loads.
+
+    ```mlir
+    tile.local_store %x, %view : tensor<128x64xf16, #blocked> -> !tile.memdesc<128x64xf16, #shared, mutable>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$value, Tile_MemDesc:$dst);
+  let assemblyFormat = "$value `,` $dst attr-dict `:` type($value) `->` qualified(type($dst))";
+  let hasVerifier = 1;
+}
+
+def Tile_MemDescIndexOp : Tile_Op<"memdesc_index", [Pure]> {
+  let summary = "one buffer of a multi-buffered allocation";
+  let description = [{
+    The view of buffer `index` (an i32, from 0) along the first dimension of
+    `src`: the result has the remaining dimensions. Indices out of range are
+    undefined behaviour.
+
+    ```mlir
+    %slot = tile.memdesc_index %buf[%i] : !tile.memdesc<3x128x64xf16, #shared, mutable> -> !tile.memdesc<128x64xf16, #shared, mutable, 3x128x64>
+    ```
+  }];
+  let arguments = (ins Tile_MemDesc:$src, I32:$index);
+  let results = (outs Tile_MemDesc:$result);
+  let assemblyFormat = [{
+    $src `[` $index `]` attr-dict `:` qualified(type($src)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_MemDescSubsliceOp : Tile_Op<"memdesc_subslice", [Pure]> {
+  let summary = "a rectangular part of a shared-memory view";
+  let description = [{
+    The view of the elements of `src` from `offsets` on, of the result's
+    shape, which fits within `src`.
+
+    ```mlir
+    %k1 = tile.memdesc_subslice %a [0, 32] : !tile.memdesc<128x64xf16, #shared> -> !tile.memdesc<128x32xf16, #shared, 128x64>
+    ```
+  }];
+  let arguments = (ins Tile_MemDesc:$src, DenseI32ArrayAttr:$offsets);
+  let results = (outs Tile_MemDesc:$result);
+  let assemblyFormat = [{
+    $src $offsets attr-dict `:` qualified(type($src))
+    `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_MemDescTransOp : Tile_Op<"memdesc_trans", [Pure]> {
+  let summary = "a shared-memory view with permuted dimensions";
+  let description = [{
+    The view of `src` whose dimension i is dimension `order[i]` of `src`; no
+    data moves. The encoding is the one that keeps every element where it
+    is (for a swizzled layout, the permuted `order`).
+
+    ```mlir
+    %bt = tile.memdesc_trans %b {order = array<i32: 1, 0>} : !tile.memdesc<64x128xf16, #shared> -> !tile.memdesc<128x64xf16, #shared_t>
+    ```
+  }];
+  let arguments = (ins Tile_MemDesc:$src, DenseI32ArrayAttr:$order);
+  let results = (outs Tile_MemDesc:$result);
+  let assemblyFormat = "$src attr-dict `:` qualified(type($src)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncCopyGlobalToLocalOp : Tile_Op<"async_copy_global_to_local", [
+    AttrSizedOperandSegments,
+    MemoryEffects<[MemRead, MemWrite<Tile_SharedMemory>]>,
+    OptionalTypesMatchWith<"mask is i1 shaped like ptrs", "ptrs", "mask",
+                           "::mlir::tile::getI1SameShape($_self)">,
+    OptionalTypesMatchWith<"other has the pointee type", "ptrs", "other",
+                           "::mlir::tile::getPointeeType($_self)">]> {
+  let summary = "start copying global memory into a shared-memory view";
+  let description = [{
+    Starts copying the element each pointer of `ptrs` points to into the
+    same position of the mutable view `dst`; where `mask` is false nothing
+    is read and the element is `other` (zero without it). The copy belongs to
+    the group the next `tile.async_commit_group` closes, and is visible to
+    local loads after a `tile.async_wait` that waits for that group. Targets
+    without asynchronous copies copy at once.
+
+    ```mlir
+    tile.async_copy_global_to_local %ptrs, %slot mask %m : tensor<128x64x!tile.ptr<f16>, #blocked> -> !tile.memdesc<128x64xf16, #shared, mutable, 3x128x64>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[Tile_Ptr]>:$ptrs, Tile_MemDesc:$dst,
+                   Optional<RankedTensorOf<[I1]>>:$mask,
+                   Optional<Tile_Tensor>:$other,
+                   DefaultValuedAttr<Tile_CacheModifier,
+                                     "::mlir::tile::CacheModifier::none">:$cache,
+                   DefaultValuedAttr<Tile_EvictionPolicy,
+                                     "::mlir::tile::EvictionPolicy::normal">:$evict);
+  let assemblyFormat = [{
+    $ptrs `,` $dst (`mask` $mask^)? (`other` $other^)? (`cache` `=` $cache^)?
+    (`evict` `=` $evict^)? attr-dict `:` type($ptrs) `->` qualified(type($dst))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncCommitGroupOp : Tile_Op<"async_commit_group", [
+    MemoryEffects<[MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "close the group of asynchronous copies started since the last";
+  let description = [{
+    The copies this thread started since its previous commit form one group,
+    which `tile.async_wait` counts. A group may be empty.
+
+    ```mlir
+    tile.async_commit_group
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_AsyncWaitOp : Tile_Op<"async_wait", [
+    MemoryEffects<[MemRead<Tile_SharedMemory>, MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "wait until at most `num` groups of copies are in flight";
+  let description = [{
+    Waits until at most `num` of the groups this thread committed are still
+    in flight (the older ones are complete), then synchronises the block, so
+    that every thread's completed copies are visible to every thread's
+    local loads, and every local load issued before it is done.
+
+    ```mlir
+    tile.async_wait {num = 1 : i32}
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$num);
+  let assemblyFormat = "attr-dict";
+}
+
 #endif // TESSERA_IR_TILE_TILEOPS_TD

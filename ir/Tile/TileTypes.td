@@ -31,6 +31,60 @@ def Tile_PtrType : TypeDef<Tile_Dialect, "Pointer"> {
   let genVerifyDecl = 1;
 }
 
+def Tile_MemDescType : TypeDef<Tile_Dialect, "MemDesc"> {
+  let mnemonic = "memdesc";
+  let summary = "a view of a buffer in shared memory";
+  let description = [{
+    A tensor of `shape` and `elementType` in the shared memory of a block,
+    laid out by `encoding` (a shared layout such as `#tile.swizzled_shared`
+    or `#tile.nvmma_shared`). `allocShape` is the shape of the buffer the
+    view lies in, printed only where it differs from `shape`: a view made
+    by `tile.memdesc_index` or `tile.memdesc_subslice` keeps the allocation's
+    trailing dimensions, whose layout the encoding gives; leading dimensions
+    of an allocation stack whole buffers (one per pipeline stage, say).
+    Only a `mutable` buffer can be written.
+
+    ```mlir
+    !tile.memdesc<3x128x64xf16, #tile.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>, mutable>
+    !tile.memdesc<128x32xf16, #shared, mutable, 128x64>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "Type":$elementType, "Attribute":$encoding,
+                        "bool":$mutableMemory,
+                        ArrayRefParameter<"int64_t">:$allocShape);
+  let builders = [
+    TypeBuilderWithInferredContext<(ins "::llvm::ArrayRef<int64_t>":$shape,
+        "Type":$elementType, "Attribute":$encoding,
+        CArg<"bool", "true">:$mutableMemory), [{
+      return $_get(elementType.getContext(), shape, elementType, encoding,
+                   mutableMemory, shape);
+    }]>,
+    TypeBuilderWithInferredContext<(ins "::llvm::ArrayRef<int64_t>":$shape,
+        "Type":$elementType, "Attribute":$encoding, "bool":$mutableMemory,
+        "::llvm::ArrayRef<int64_t>":$allocShape), [{
+      return $_get(elementType.getContext(), shape, elementType, encoding,
+                   mutableMemory, allocShape);
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    unsigned getRank() const { return getShape().size(); }
+    /// Elements of the view.
+    int64_t getNumElements() const;
+    /// The shape the encoding lays out: the allocation's last getRank()
+    /// dimensions.
+    ::llvm::ArrayRef<int64_t> getLayoutShape() const {
+      return getAllocShape().take_back(getRank());
+    }
+  }];
+  let skipDefaultBuilders = 1;
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+def Tile_MemDesc : Type<CPred<"::llvm::isa<::mlir::tile::MemDescType>($_self)">,
+                        "shared-memory descriptor", "::mlir::tile::MemDescType">;
+
 def Tile_Ptr : Type<CPred<"::llvm::isa<::mlir::tile::PointerType>($_self)">,
                     "tile pointer", "::mlir::tile::PointerType">;
 

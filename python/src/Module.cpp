@@ -255,7 +255,8 @@ PYBIND11_MODULE(_tessera, m) {
       .def("scan", &Builder::scan)
       .def("begin_combiner", &Builder::beginCombiner)
       .def("end_combiner", &Builder::endCombiner)
-      .def("begin_for", &Builder::beginFor)
+      .def("begin_for", &Builder::beginFor, py::arg("lower"), py::arg("upper"),
+           py::arg("step"), py::arg("carried"), py::arg("num_stages") = 0)
       .def("end_for", &Builder::endFor)
       .def("begin_if", &Builder::beginIf)
       .def("begin_else", &Builder::beginElse)

@@ -363,7 +363,11 @@ class CodeGenerator(ast.NodeVisitor):
         carried = sorted(n for n in _assigned_names(node.body)
                          if n in self.scope and n != node.target.id)
         inits = self._carried_handles(carried, node)
-        args = self.builder.begin_for(lower.handle, upper.handle, step.handle, inits)
+        num_stages = _unwrap(spec.num_stages)
+        if num_stages is not None and (not isinstance(num_stages, int) or num_stages < 1):
+            raise self._error(node, f"num_stages must be a positive integer, got {num_stages!r}")
+        args = self.builder.begin_for(lower.handle, upper.handle, step.handle, inits,
+                                      num_stages or 0)
         index = tensor(args[0])
         if descending:
             index = spec.start + index * _unwrap(spec.step)

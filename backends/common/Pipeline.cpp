@@ -1,0 +1,312 @@
+//===- Pipeline.cpp - software pipelining of loops that feed dots ---------===//
+//
+// The loads of a loop that feed dot operands become asynchronous copies
+// into multi-buffered shared memory, issued `stages - 1` iterations ahead
+// (see tile-pipeline in Passes.td). The loop is first rewritten in place:
+// copies and a commit where the loads were, a wait and local loads where
+// the converts were; then scf::pipelineForLoop expands it by the schedule.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/common/Passes.h"
+
+#include "ir/Layout/ConversionPlan.h"
+#include "ir/Tile/TileOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEPIPELINEPASS
+#include "backends/common/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// A load whose every use is a convert into a dot-operand layout.
+struct OperandLoad {
+  LoadOp load;
+  SmallVector<ConvertLayoutOp> converts;
+};
+
+bool isDotOperandConvert(Operation *op) {
+  auto convert = dyn_cast<ConvertLayoutOp>(op);
+  return convert && isa_and_nonnull<DotOperandLayoutAttr>(
+                        convert.getType().getEncoding());
+}
+
+SmallVector<OperandLoad> findOperandLoads(scf::ForOp loop) {
+  SmallVector<OperandLoad> loads;
+  for (auto load : loop.getBody()->getOps<LoadOp>()) {
+    auto type = dyn_cast<RankedTensorType>(load.getType());
+    if (!type || !type.getEncoding() || load.getIsVolatile() ||
+        !type.getElementType().isIntOrFloat() || load->use_empty() ||
+        !llvm::all_of(load->getUsers(), isDotOperandConvert))
+      continue;
+    OperandLoad operand{load, {}};
+    for (Operation *user : load->getUsers())
+      operand.converts.push_back(cast<ConvertLayoutOp>(user));
+    loads.push_back(std::move(operand));
+  }
+  return loads;
+}
+
+/// The shared layout a tensor loaded in `loaded` and read in `used` goes
+/// through: the conflict-free swizzle the conversion planner picks, or rows
+/// as they are along the loaded layout's fastest dimension.
+Attribute chooseSharedLayout(RankedTensorType loaded, RankedTensorType used) {
+  MLIRContext *context = loaded.getContext();
+  LinearLayout src = *toLinearLayout(loaded), dst = *toLinearLayout(used);
+  std::optional<ConversionPlan> plan = planConversion(
+      src, dst, loaded.getElementType().getIntOrFloatBitWidth());
+  if (plan && plan->kind == ConversionKind::SharedMemory && plan->swizzle)
+    return SwizzledSharedLayoutAttr::get(context, plan->swizzle->vec,
+                                         plan->swizzle->perPhase,
+                                         plan->swizzle->maxPhase,
+                                         plan->swizzle->order);
+  unsigned rank = loaded.getRank(), fastest = rank - 1;
+  int32_t best = 0;
+  for (unsigned d = 0; d < rank; ++d)
+    if (int32_t n = src.getNumConsecutive(kRegister, dimName(d)); n > best)
+      best = n, fastest = d;
+  SmallVector<unsigned> order{fastest};
+  for (int d = rank - 1; d >= 0; --d)
+    if (unsigned(d) != fastest)
+      order.push_back(d);
+  return SwizzledSharedLayoutAttr::get(context, 1, 1, 1, order);
+}
+
+/// The buffer (an i32 in [0, stages)) iteration `iv` of `loop` uses.
+Value emitSlot(OpBuilder &b, Location loc, scf::ForOp loop, unsigned stages) {
+  Value iteration = arith::DivSIOp::create(
+      b, loc,
+      arith::SubIOp::create(b, loc, loop.getInductionVar(),
+                            loop.getLowerBound()),
+      loop.getStep());
+  Type type = iteration.getType();
+  Value stagesValue =
+      isa<IndexType>(type)
+          ? Value(arith::ConstantIndexOp::create(b, loc, stages))
+          : Value(arith::ConstantIntOp::create(b, loc, type, stages));
+  Value slot = arith::RemSIOp::create(b, loc, iteration, stagesValue);
+  Type i32 = b.getI32Type();
+  if (isa<IndexType>(type))
+    return arith::IndexCastOp::create(b, loc, i32, slot);
+  if (type.getIntOrFloatBitWidth() > 32)
+    return arith::TruncIOp::create(b, loc, i32, slot);
+  if (type.getIntOrFloatBitWidth() < 32)
+    return arith::ExtSIOp::create(b, loc, i32, slot);
+  return slot;
+}
+
+/// Ops of the loop's body that the copies need in the same iteration: their
+/// operands' definitions, through loop-carried values to what the body
+/// yields for them. Fails where that takes in an op stage 0 cannot hold.
+FailureOr<DenseSet<Operation *>> copyStage(scf::ForOp loop,
+                                           ArrayRef<Operation *> roots) {
+  Block *body = loop.getBody();
+  DenseSet<Operation *> stage;
+  SmallVector<Operation *> worklist(roots.begin(), roots.end());
+  auto need = [&](Value value) {
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      if (arg.getOwner() == body && arg.getArgNumber() > 0)
+        value = body->getTerminator()->getOperand(arg.getArgNumber() - 1);
+      else
+        return;
+    }
+    Operation *def = value.getDefiningOp();
+    if (def && def->getBlock() == body && stage.insert(def).second)
+      worklist.push_back(def);
+  };
+  for (Operation *root : roots)
+    stage.insert(root);
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    bool allowed = isa<AsyncCopyGlobalToLocalOp, AsyncCommitGroupOp, LoadOp>(op) ||
+                   (isMemoryEffectFree(op) && op->getNumRegions() == 0);
+    if (!allowed)
+      return failure();
+    op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        need(operand);
+    });
+  }
+  return stage;
+}
+
+/// `mask` (null: none) and `pred` (i1), shaped like `ptrType`.
+Value maskWith(RewriterBase &rewriter, Location loc, Value mask, Value pred,
+               Type ptrType) {
+  Type maskType = getI1SameShape(ptrType);
+  Value splat = pred;
+  if (isa<RankedTensorType>(maskType))
+    splat = SplatOp::create(rewriter, loc, maskType, pred);
+  return mask ? Value(arith::AndIOp::create(rewriter, loc, mask, splat))
+              : splat;
+}
+
+/// Makes `op` do nothing where `pred` is false, for the iterations the
+/// expanded loop runs past the end; null where it cannot.
+Operation *predicate(RewriterBase &rewriter, Operation *op, Value pred) {
+  rewriter.setInsertionPoint(op);
+  if (auto copy = dyn_cast<AsyncCopyGlobalToLocalOp>(op)) {
+    Value mask = maskWith(rewriter, op->getLoc(), copy.getMask(), pred,
+                          copy.getPtrs().getType());
+    rewriter.modifyOpInPlace(op, [&] { copy.getMaskMutable().assign(mask); });
+    return op;
+  }
+  if (auto load = dyn_cast<LoadOp>(op)) {
+    Value mask = maskWith(rewriter, op->getLoc(), load.getMask(), pred,
+                          load.getPtr().getType());
+    rewriter.modifyOpInPlace(op, [&] { load.getMaskMutable().assign(mask); });
+    return op;
+  }
+  if (isa<AsyncCommitGroupOp, AsyncWaitOp>(op) || isMemoryEffectFree(op))
+    return op;
+  return nullptr;
+}
+
+/// Rewrites the operand loads of `loop` as copies into buffers and local
+/// loads of them, and pipelines it over `stages` stages.
+LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages) {
+  SmallVector<OperandLoad> loads = findOperandLoads(loop);
+  if (loads.empty())
+    return success();
+  Block *body = loop.getBody();
+  // What the loads need must be computable ahead (stage 0), and the loop's
+  // results must not come from there: the expanded loop runs those ops for
+  // iterations past the end.
+  SmallVector<Operation *> loadOps;
+  for (OperandLoad &operand : loads)
+    loadOps.push_back(operand.load);
+  FailureOr<DenseSet<Operation *>> ahead = copyStage(loop, loadOps);
+  if (failed(ahead))
+    return success();
+  for (auto [yielded, result] :
+       llvm::zip(body->getTerminator()->getOperands(), loop.getResults()))
+    if (Operation *def = yielded.getDefiningOp();
+        def && ahead->contains(def) && !result.use_empty())
+      return success();
+  Location loc = loop.getLoc();
+  IRRewriter rewriter(loop.getContext());
+
+  // The copies, where the loads were, and one commit after the last.
+  SmallVector<Operation *> roots;
+  SmallVector<Value> buffers;
+  for (OperandLoad &operand : loads) {
+    LoadOp load = operand.load;
+    auto type = cast<RankedTensorType>(load.getType());
+    Attribute encoding =
+        chooseSharedLayout(type, operand.converts.front().getType());
+    SmallVector<int64_t> shape{int64_t(stages)};
+    llvm::append_range(shape, type.getShape());
+    rewriter.setInsertionPoint(loop);
+    auto buffer = LocalAllocOp::create(
+        rewriter, load.getLoc(),
+        MemDescType::get(shape, type.getElementType(), encoding), Value());
+    buffers.push_back(buffer);
+    rewriter.setInsertionPoint(load);
+    Value slot = emitSlot(rewriter, load.getLoc(), loop, stages);
+    auto viewType = MemDescType::get(type.getShape(), type.getElementType(),
+                                     encoding, true, shape);
+    Value view = MemDescIndexOp::create(rewriter, load.getLoc(), viewType,
+                                        buffer, slot);
+    roots.push_back(AsyncCopyGlobalToLocalOp::create(
+        rewriter, load.getLoc(), load.getPtr(), view, load.getMask(),
+        load.getOther(), load.getCache(), load.getEvict()));
+  }
+  Operation *lastCopy = *llvm::max_element(roots, [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  });
+  rewriter.setInsertionPointAfter(lastCopy);
+  roots.push_back(AsyncCommitGroupOp::create(rewriter, loc));
+
+  FailureOr<DenseSet<Operation *>> stage0 = copyStage(loop, roots);
+  if (failed(stage0))
+    return loop.emitError("the pipeliner lost track of the copies' operands");
+
+  // One wait before the first read; each convert reads its buffer.
+  Operation *firstConvert = nullptr;
+  for (OperandLoad &operand : loads)
+    for (ConvertLayoutOp convert : operand.converts)
+      if (!firstConvert || convert->isBeforeInBlock(firstConvert))
+        firstConvert = convert;
+  rewriter.setInsertionPoint(firstConvert);
+  auto wait = AsyncWaitOp::create(rewriter, loc, stages - 2);
+  for (auto [operand, buffer] : llvm::zip(loads, buffers)) {
+    auto viewType = cast<MemDescType>(
+        roots[&operand - loads.data()]->getOperand(1).getType());
+    for (ConvertLayoutOp convert : operand.converts) {
+      rewriter.setInsertionPoint(convert);
+      Value slot = emitSlot(rewriter, convert.getLoc(), loop, stages);
+      Value view = MemDescIndexOp::create(rewriter, convert.getLoc(), viewType,
+                                          buffer, slot);
+      rewriter.replaceOpWithNewOp<LocalLoadOp>(convert, convert.getType(),
+                                               view);
+    }
+    rewriter.eraseOp(operand.load);
+  }
+  rewriter.setInsertionPointAfter(loop);
+  for (Value buffer : llvm::reverse(buffers))
+    LocalDeallocOp::create(rewriter, loc, buffer);
+
+  // The schedule: the wait, then the copies (after the barrier, so they may
+  // overwrite what the last iteration read), then the rest.
+  std::vector<std::pair<Operation *, unsigned>> schedule;
+  for (Operation &op : body->without_terminator())
+    if (op.isBeforeInBlock(wait))
+      if (!stage0->contains(&op))
+        schedule.emplace_back(&op, stages - 1);
+  schedule.emplace_back(wait, stages - 1);
+  for (Operation &op : body->without_terminator())
+    if (stage0->contains(&op))
+      schedule.emplace_back(&op, 0);
+  for (Operation &op : body->without_terminator())
+    if (wait->isBeforeInBlock(&op) && !stage0->contains(&op))
+      schedule.emplace_back(&op, stages - 1);
+
+  scf::PipeliningOption options;
+  options.getScheduleFn =
+      [&](scf::ForOp, std::vector<std::pair<Operation *, unsigned>> &out) {
+        out = schedule;
+      };
+  options.peelEpilogue = false;
+  options.supportDynamicLoops = true;
+  options.predicateFn = predicate;
+  rewriter.setInsertionPoint(loop);
+  if (failed(scf::pipelineForLoop(rewriter, loop, options)))
+    return loop.emitError("the loop's loads could not be pipelined");
+  return success();
+}
+
+unsigned stagesOf(scf::ForOp loop, unsigned fallback) {
+  if (auto stages = loop->getAttrOfType<IntegerAttr>(kNumStagesAttr))
+    return stages.getInt();
+  return fallback;
+}
+
+struct TilePipelinePass
+    : public mlir::tile::impl::TilePipelinePassBase<TilePipelinePass> {
+  using TilePipelinePassBase::TilePipelinePassBase;
+
+  void runOnOperation() override {
+    SmallVector<scf::ForOp> loops;
+    getOperation().walk([&](scf::ForOp loop) {
+      bool innermost = true;
+      loop.getBody()->walk([&](scf::ForOp) { innermost = false; });
+      if (innermost && stagesOf(loop, numStages) >= 2)
+        loops.push_back(loop);
+    });
+    for (scf::ForOp loop : loops)
+      if (failed(pipelineLoop(loop, stagesOf(loop, numStages))))
+        return signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,150 @@
+//===- SharedMemoryAllocation.cpp - buffers placed by liveness ------------===//
+//
+// Each tile.local_alloc gets a byte offset in the kernel's shared memory.
+// A buffer lives from its allocation to its last use (through the views made
+// of it), or to its local_dealloc; uses inside a loop or branch keep it alive
+// for the whole of that op. Buffers whose lives overlap get disjoint bytes,
+// placed largest first at the lowest offset that fits. Ops that buffers live
+// across (a loop's layout conversions, say) get their scratch after those
+// buffers; elsewhere scratch starts at 0.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/common/Lowering.h"
+#include "backends/common/Passes.h"
+
+#include "ir/Tile/TileOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// Buffers start on 128-byte boundaries, as swizzled layouts assume.
+constexpr int64_t kBufferAlignment = 128;
+
+int64_t alignTo(int64_t value, int64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+struct Buffer {
+  LocalAllocOp alloc;
+  int64_t bytes = 0;
+  /// The ops (numbered in program order) the buffer lives across.
+  int64_t first = 0, last = 0;
+  int64_t offset = 0;
+
+  bool overlaps(const Buffer &other) const {
+    return first <= other.last && other.first <= last;
+  }
+};
+
+int64_t bufferBytes(MemDescType type) {
+  int64_t elements = 1;
+  for (int64_t size : type.getAllocShape())
+    elements *= size;
+  return elements *
+         std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
+}
+
+void allocateFunction(func::FuncOp func, int64_t &buffersEnd,
+                      DenseMap<Operation *, int64_t> &scratchBases) {
+  // Program order: each op's number, and the last number inside it.
+  DenseMap<Operation *, std::pair<int64_t, int64_t>> order;
+  int64_t next = 0;
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    order[op] = {next, next};
+    ++next;
+  });
+  func.walk<WalkOrder::PostOrder>([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        if (!block.empty())
+          order[op].second =
+              std::max(order[op].second, order[&block.back()].second);
+  });
+
+  SmallVector<Buffer> buffers;
+  func.walk([&](LocalAllocOp alloc) {
+    Buffer buffer{alloc, bufferBytes(alloc.getType())};
+    buffer.first = buffer.last = order[alloc].first;
+    Block *block = alloc->getBlock();
+    SmallVector<Value> views{alloc.getResult()};
+    while (!views.empty()) {
+      Value view = views.pop_back_val();
+      for (Operation *user : view.getUsers()) {
+        if (isa<MemDescIndexOp, MemDescSubsliceOp, MemDescTransOp>(user))
+          views.push_back(user->getResult(0));
+        if (Operation *there = block->findAncestorOpInBlock(*user))
+          buffer.last = std::max(buffer.last, order[there].second);
+      }
+    }
+    buffers.push_back(buffer);
+  });
+
+  // Largest first, each at the lowest offset clear of the placed buffers it
+  // overlaps.
+  SmallVector<Buffer *> bySize;
+  for (Buffer &buffer : buffers)
+    bySize.push_back(&buffer);
+  llvm::stable_sort(bySize, [](Buffer *a, Buffer *b) {
+    return a->bytes > b->bytes;
+  });
+  SmallVector<Buffer *> placed;
+  for (Buffer *buffer : bySize) {
+    int64_t offset = 0;
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (Buffer *other : placed)
+        if (buffer->overlaps(*other) && offset < other->offset + other->bytes &&
+            other->offset < offset + buffer->bytes) {
+          offset = alignTo(other->offset + other->bytes, kBufferAlignment);
+          moved = true;
+        }
+    }
+    buffer->offset = offset;
+    placed.push_back(buffer);
+    buffersEnd = std::max(buffersEnd, offset + buffer->bytes);
+  }
+
+  auto i32 = IntegerType::get(func.getContext(), 32);
+  for (Buffer &buffer : buffers)
+    buffer.alloc->setAttr(kBufferOffsetAttr,
+                          IntegerAttr::get(i32, buffer.offset));
+  if (buffers.empty())
+    return;
+  func.walk([&](Operation *op) {
+    int64_t at = order[op].first, end = 0;
+    for (Buffer &buffer : buffers)
+      if (buffer.first <= at && at <= buffer.last)
+        end = std::max(end, buffer.offset + buffer.bytes);
+    if (end)
+      scratchBases[op] = alignTo(end, 16);
+  });
+}
+
+} // namespace
+
+SharedAllocation mlir::tile::allocateSharedMemory(ModuleOp module) {
+  SharedAllocation allocation;
+  module.walk([&](func::FuncOp func) {
+    allocateFunction(func, allocation.buffersEnd, allocation.scratchBases);
+  });
+  allocation.buffersEnd = alignTo(allocation.buffersEnd, 16);
+  return allocation;
+}
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEALLOCATESHAREDMEMORYPASS
+#include "backends/common/Passes.h.inc"
+} // namespace mlir::tile
+
+namespace {
+struct AllocateSharedMemoryPass
+    : mlir::tile::impl::TileAllocateSharedMemoryPassBase<
+          AllocateSharedMemoryPass> {
+  void runOnOperation() override { (void)allocateSharedMemory(getOperation()); }
+};
+} // namespace
