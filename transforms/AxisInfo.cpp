@@ -251,16 +251,21 @@ AxisInfo divInfo(const AxisInfo &lhs, const AxisInfo &rhs) {
                     [](int64_t a, int64_t b) { return b == 0 ? 0 : a / b; }));
 }
 
-/// Remainder by a constant keeps aligned runs shorter than the divisor.
+/// Remainder keeps the aligned runs of the dividend that divide the divisor
+/// (a constant, or a value of known divisibility, the same along the run):
+/// `(pid * 64 + range) % n` stays in runs of 16 where 16 divides n.
 AxisInfo remInfo(const AxisInfo &lhs, const AxisInfo &rhs) {
   std::optional<int64_t> divisor = rhs.getConstantValue();
   return combine(
       lhs, rhs,
       [&](unsigned d) {
         int64_t cons = std::gcd(lhs.getConstancy(d), rhs.getConstancy(d));
-        if (!divisor || *divisor <= 0)
+        if (divisor && *divisor <= 0)
           return std::tuple(int64_t(1), int64_t(1), cons);
-        int64_t p2 = AxisInfo::highestPowerOf2Divisor(*divisor);
+        int64_t p2 = divisor ? AxisInfo::highestPowerOf2Divisor(*divisor)
+                             : std::gcd(AxisInfo::highestPowerOf2Divisor(
+                                            rhs.getDivisibility(d)),
+                                        rhs.getConstancy(d));
         int64_t contig = gcd3(lhs.getContiguity(d), lhs.getDivisibility(d), p2);
         int64_t div = contig == lhs.getContiguity(d)
                           ? std::gcd(lhs.getDivisibility(d), p2)

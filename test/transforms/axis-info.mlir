@@ -87,6 +87,26 @@ func.func @div_rem() {
 
 // -----
 
+// Remainder by a runtime value of known divisibility (tutorial 03's
+// `offs % N`): runs as long as both the run and the divisor allow.
+// expected-remark @+2 {{arg 0: contiguity = [1], divisibility = [16], constancy = [1]}}
+// expected-remark @+1 {{arg 1: contiguity = [1], divisibility = [1], constancy = [1]}}
+func.func @rem_runtime(%n: i32 {tile.divisibility = 16 : i32}, %odd: i32) {
+  // expected-remark @+1 {{contiguity = [128], divisibility = [1073741824], constancy = [1]}}
+  %r = tile.make_range 0, 128 : tensor<128xi32>
+  // expected-remark @+1 {{contiguity = [1], divisibility = [16], constancy = [128]}}
+  %ns = tile.splat %n : tensor<128xi32>
+  // expected-remark @+1 {{contiguity = [16], divisibility = [16], constancy = [1]}}
+  %m = arith.remsi %r, %ns : tensor<128xi32>
+  // expected-remark @+1 {{contiguity = [1], divisibility = [1], constancy = [128]}}
+  %os = tile.splat %odd : tensor<128xi32>
+  // expected-remark @+1 {{contiguity = [1], divisibility = [1], constancy = [1]}}
+  %mo = arith.remsi %r, %os : tensor<128xi32>
+  return
+}
+
+// -----
+
 // Bit operations and shifts.
 // expected-remark @+1 {{arg 0: contiguity = [1], divisibility = [8], constancy = [1]}}
 func.func @bits(%x: i32 {tile.divisibility = 8 : i32}) {
