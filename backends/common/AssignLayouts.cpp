@@ -664,7 +664,7 @@ LogicalResult mlir::tile::runLayoutStage(
   pm.addPass(createCSEPass());
   // Converts of values a loop does not change (attention's q) run once.
   pm.addPass(createLoopInvariantCodeMotionPass());
-  if (numStages >= 2) {
+  if (numStages) {
     pm.addPass(createTilePipelinePass({numStages}));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

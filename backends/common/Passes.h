@@ -18,12 +18,13 @@ namespace mlir::tile {
 /// warps of `warpSize` lanes; then the backend's matrix-unit passes, which
 /// give dots the layouts of its matrix units, and tile-remove-conversions
 /// after them; then canonicalize, cse and loop-invariant code motion; then,
-/// with `numStages` of 2 or more, tile-pipeline (loops that feed dots get
-/// async copies into that many buffers).
+/// where `numStages` is not 0 (a backend that pipelines loads), tile-pipeline
+/// with that default depth (loops that feed dots get async copies into that
+/// many buffers; a loop's own tile.num_stages wins).
 LogicalResult runLayoutStage(
     ModuleOp module, unsigned numWarps, unsigned warpSize,
     llvm::function_ref<void(OpPassManager &)> addMatrixUnitPasses = {},
-    unsigned numStages = 1);
+    unsigned numStages = 0);
 
 } // namespace mlir::tile
 

@@ -85,7 +85,9 @@ def TilePipelinePass : Pass<"tile-pipeline", "::mlir::ModuleOp"> {
     Loops are expanded by MLIR's `scf::pipelineForLoop` with a prologue of
     `S - 1` iterations' copies and no epilogue: copies past the end of the
     loop are masked off, so every iteration commits one group and the wait
-    count holds throughout, for any trip count.
+    count holds throughout, for any trip count. After the loop a
+    `tile.async_wait {num = 0}` drains them (masked copies still write
+    zeros) before the buffers are freed.
   }];
   let options = [
     Option<"numStages", "num-stages", "unsigned", /*default=*/"3",

@@ -252,7 +252,10 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages) {
     }
     rewriter.eraseOp(operand.load);
   }
+  // Copies past the end (masked off, they still write zeros) land before
+  // the buffers' bytes serve anything else.
   rewriter.setInsertionPointAfter(loop);
+  AsyncWaitOp::create(rewriter, loc, 0);
   for (Value buffer : llvm::reverse(buffers))
     LocalDeallocOp::create(rewriter, loc, buffer);
 

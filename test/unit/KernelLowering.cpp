@@ -15,7 +15,8 @@ using namespace mlir;
 using namespace mlir::tile;
 
 void tessera::test::lowerKernel(llvm::StringRef spec, const std::string &source,
-                                unsigned warps, LoweredKernel &out) {
+                                unsigned warps, LoweredKernel &out,
+                                unsigned stages) {
   auto resolved = resolveTarget(spec);
   ASSERT_TRUE(bool(resolved)) << llvm::toString(resolved.takeError());
   auto [backend, target] = *resolved;
@@ -29,6 +30,7 @@ void tessera::test::lowerKernel(llvm::StringRef spec, const std::string &source,
   ASSERT_TRUE(module) << source;
   CompileOptions options;
   options.numWarps = warps;
+  options.numStages = stages;
   llvm::Error assigned = backend->assignLayouts(*module, target, options);
   ASSERT_FALSE(bool(assigned)) << llvm::toString(std::move(assigned)) << "\n"
                                << source;

@@ -21,10 +21,11 @@ struct LoweredKernel {
 };
 
 /// Lowers the tile IR `source` (a function @kernel) for the target `spec`
-/// ("cuda:80", "hip:gfx942") on `warps` warps into `out`, as tessera-compile
-/// does up to LLVM IR; a failure is a fatal failure of the running test.
+/// ("cuda:80", "hip:gfx942") on `warps` warps, loops feeding dots pipelined
+/// over `stages` stages, into `out`, as tessera-compile does up to LLVM IR;
+/// a failure is a fatal failure of the running test.
 void lowerKernel(llvm::StringRef spec, const std::string &source,
-                 unsigned warps, LoweredKernel &out);
+                 unsigned warps, LoweredKernel &out, unsigned stages = 3);
 
 /// `text` with every `from` replaced by `to`.
 std::string replaceAll(std::string text, llvm::StringRef from,
