@@ -68,7 +68,9 @@ def TilePipelinePass : Pass<"tile-pipeline", "::mlir::ModuleOp"> {
   let summary = "software-pipeline loops that feed dots, with async copies";
   let description = [{
     For each innermost `scf.for` whose loads feed dot operands (a
-    `tile.load` converted to a `dot_operand` layout), with `S` stages (the
+    `tile.load` converted to a `dot_operand` layout, directly or through a
+    `tile.trans`, which becomes a `tile.memdesc_trans` of the buffer), with
+    `S` stages (the
     loop's `tile.num_stages`, else `num-stages`; 2 or more):
 
     - each such load becomes a `tile.async_copy_global_to_local` into one of

@@ -10,7 +10,6 @@
 
 #include "backends/common/Passes.h"
 
-#include "ir/Layout/ConversionPlan.h"
 #include "ir/Tile/TileOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -29,9 +28,11 @@ using namespace mlir::tile;
 
 namespace {
 
-/// A load whose every use is a convert into a dot-operand layout.
+/// A load whose every use is a convert into a dot-operand layout, directly
+/// or through one transpose (attention's `tl.dot(q, tl.trans(k))`).
 struct OperandLoad {
   LoadOp load;
+  TransOp trans;
   SmallVector<ConvertLayoutOp> converts;
 };
 
@@ -46,40 +47,46 @@ SmallVector<OperandLoad> findOperandLoads(scf::ForOp loop) {
   for (auto load : loop.getBody()->getOps<LoadOp>()) {
     auto type = dyn_cast<RankedTensorType>(load.getType());
     if (!type || !type.getEncoding() || load.getIsVolatile() ||
-        !type.getElementType().isIntOrFloat() || load->use_empty() ||
-        !llvm::all_of(load->getUsers(), isDotOperandConvert))
+        !type.getElementType().isIntOrFloat() || load->use_empty())
       continue;
-    OperandLoad operand{load, {}};
-    for (Operation *user : load->getUsers())
+    OperandLoad operand{load, {}, {}};
+    Operation *user = *load->getUsers().begin();
+    if (load->hasOneUse() && isa<TransOp>(user))
+      operand.trans = cast<TransOp>(user);
+    Operation *value = operand.trans ? operand.trans : load;
+    if (value->use_empty() ||
+        !llvm::all_of(value->getUsers(), isDotOperandConvert))
+      continue;
+    for (Operation *user : value->getUsers())
       operand.converts.push_back(cast<ConvertLayoutOp>(user));
     loads.push_back(std::move(operand));
   }
   return loads;
 }
 
-/// The shared layout a tensor loaded in `loaded` and read in `used` goes
-/// through: the conflict-free swizzle the conversion planner picks, or rows
-/// as they are along the loaded layout's fastest dimension.
-Attribute chooseSharedLayout(RankedTensorType loaded, RankedTensorType used) {
-  MLIRContext *context = loaded.getContext();
-  LinearLayout src = *toLinearLayout(loaded), dst = *toLinearLayout(used);
-  std::optional<ConversionPlan> plan = planConversion(
-      src, dst, loaded.getElementType().getIntOrFloatBitWidth());
-  if (plan && plan->kind == ConversionKind::SharedMemory && plan->swizzle)
-    return SwizzledSharedLayoutAttr::get(context, plan->swizzle->vec,
-                                         plan->swizzle->perPhase,
-                                         plan->swizzle->maxPhase,
-                                         plan->swizzle->order);
+/// The shared layout a tile loaded in `loaded` goes through: rows along the
+/// load's contiguous dimension, their 16-byte chunks XORed by the row within
+/// 128-byte lines (as Triton lays out mma operands), so that async copies
+/// write and ldmatrix reads whole chunks without bank conflicts.
+Attribute chooseSharedLayout(RankedTensorType loaded) {
+  LinearLayout layout = *toLinearLayout(loaded);
   unsigned rank = loaded.getRank(), fastest = rank - 1;
   int32_t best = 0;
   for (unsigned d = 0; d < rank; ++d)
-    if (int32_t n = src.getNumConsecutive(kRegister, dimName(d)); n > best)
+    if (int32_t n = layout.getNumConsecutive(kRegister, dimName(d)); n > best)
       best = n, fastest = d;
   SmallVector<unsigned> order{fastest};
   for (int d = rank - 1; d >= 0; --d)
     if (unsigned(d) != fastest)
       order.push_back(d);
-  return SwizzledSharedLayoutAttr::get(context, 1, 1, 1, order);
+  int64_t bytes =
+      std::max<int64_t>(1, loaded.getElementType().getIntOrFloatBitWidth() / 8);
+  int64_t rowBytes = loaded.getShape()[fastest] * bytes;
+  unsigned vec = std::max<int64_t>(1, 16 / bytes);
+  unsigned perPhase = std::max<int64_t>(1, 128 / rowBytes);
+  unsigned maxPhase = std::clamp<int64_t>(rowBytes / 16, 1, 8);
+  return SwizzledSharedLayoutAttr::get(loaded.getContext(), vec, perPhase,
+                                       maxPhase, order);
 }
 
 /// The buffer (an i32 in [0, stages)) iteration `iv` of `loop` uses.
@@ -202,8 +209,7 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages) {
   for (OperandLoad &operand : loads) {
     LoadOp load = operand.load;
     auto type = cast<RankedTensorType>(load.getType());
-    Attribute encoding =
-        chooseSharedLayout(type, operand.converts.front().getType());
+    Attribute encoding = chooseSharedLayout(type);
     SmallVector<int64_t> shape{int64_t(stages)};
     llvm::append_range(shape, type.getShape());
     rewriter.setInsertionPoint(loop);
@@ -244,12 +250,29 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages) {
         roots[&operand - loads.data()]->getOperand(1).getType());
     for (ConvertLayoutOp convert : operand.converts) {
       rewriter.setInsertionPoint(convert);
-      Value slot = emitSlot(rewriter, convert.getLoc(), loop, stages);
-      Value view = MemDescIndexOp::create(rewriter, convert.getLoc(), viewType,
-                                          buffer, slot);
+      Location at = convert.getLoc();
+      Value slot = emitSlot(rewriter, at, loop, stages);
+      Value view =
+          MemDescIndexOp::create(rewriter, at, viewType, buffer, slot);
+      if (TransOp trans = operand.trans) {
+        ArrayRef<int32_t> order = trans.getOrder();
+        SmallVector<int64_t> shape, allocShape{viewType.getAllocShape().front()};
+        for (int32_t dim : order) {
+          shape.push_back(viewType.getShape()[dim]);
+          allocShape.push_back(viewType.getLayoutShape()[dim]);
+        }
+        auto transposed = MemDescType::get(
+            shape, viewType.getElementType(),
+            transposeSharedLayout(viewType.getEncoding(), order), true,
+            allocShape);
+        view = MemDescTransOp::create(rewriter, at, transposed, view,
+                                      trans.getOrderAttr());
+      }
       rewriter.replaceOpWithNewOp<LocalLoadOp>(convert, convert.getType(),
                                                view);
     }
+    if (operand.trans)
+      rewriter.eraseOp(operand.trans);
     rewriter.eraseOp(operand.load);
   }
   // Copies past the end (masked off, they still write zeros) land before
