@@ -2,7 +2,7 @@
 //
 // Each tile.local_alloc gets a byte offset in the kernel's shared memory.
 // A buffer lives from its allocation to its last use (through the views made
-// of it), or to its local_dealloc; uses inside a loop or branch keep it alive
+// of it, and those loops carry and branches yield), or to its local_dealloc; uses inside a loop or branch keep it alive
 // for the whole of that op. Buffers whose lives overlap get disjoint bytes,
 // placed largest first at the lowest offset that fits. Ops that buffers live
 // across (a loop's layout conversions, say) get their scratch after those
@@ -16,6 +16,7 @@
 #include "ir/Tile/TileOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -72,11 +73,25 @@ void allocateFunction(func::FuncOp func, int64_t &buffersEnd,
     buffer.first = buffer.last = order[alloc].first;
     Block *block = alloc->getBlock();
     SmallVector<Value> views{alloc.getResult()};
+    DenseSet<Value> seen;
     while (!views.empty()) {
       Value view = views.pop_back_val();
-      for (Operation *user : view.getUsers()) {
+      if (!seen.insert(view).second)
+        continue;
+      for (OpOperand &use : view.getUses()) {
+        Operation *user = use.getOwner();
         if (isa<MemDescIndexOp, MemDescSubsliceOp, MemDescTransOp>(user))
           views.push_back(user->getResult(0));
+        // Views carried by loops and yielded by branches.
+        if (auto loop = dyn_cast<scf::ForOp>(user)) {
+          if (OpResult result = loop.getTiedLoopResult(&use)) {
+            views.push_back(result);
+            views.push_back(loop.getTiedLoopRegionIterArg(&use));
+          }
+        }
+        if (isa<scf::YieldOp>(user) && user->getParentOp()->getNumResults())
+          views.push_back(
+              user->getParentOp()->getResult(use.getOperandNumber()));
         if (Operation *there = block->findAncestorOpInBlock(*user))
           buffer.last = std::max(buffer.last, order[there].second);
       }

@@ -11,7 +11,9 @@
 // the wait for all but the newest group (num = 1), then the copies of
 // iteration i + 2 into buffer (i + 2) % 3, masked off past the end
 // (iv < k - 64), one commit, then local loads of buffer i % 3 into the dot
-// operand layouts; the buffers are freed after the loop.
+// operand layouts. After the loop, a wait for every group before the
+// buffers are freed: the last iterations' copies (masked off, but cp.async
+// still writes their zeros) must land before the bytes are reused.
 // CHECK-DAG: #[[$SH:shared[0-9]*]] = #tile.swizzled_shared<{{.*}}>
 // CHECK-DAG: #[[$A:dot_op[0-9]*]] = #tile.dot_operand<{opIdx = 0, {{.*}}}>
 // CHECK-DAG: #[[$B:dot_op[0-9]*]] = #tile.dot_operand<{opIdx = 1, {{.*}}}>
@@ -61,6 +63,8 @@
 // CHECK-NOT: tile.async
 // CHECK: scf.yield
 // CHECK-NEXT: }
+// CHECK-NOT: tile.local_dealloc
+// CHECK: tile.async_wait {num = 0 : i32}
 // CHECK-DAG: tile.local_dealloc %[[BUF_A]] : !tile.memdesc<3x32x32xf16, #[[$SH]], mutable>
 // CHECK-DAG: tile.local_dealloc %[[BUF_B]] : !tile.memdesc<3x32x32xf16, #[[$SH]], mutable>
 // CHECK: tile.store
