@@ -67,7 +67,8 @@ def TileAllocateSharedMemoryPass
 def TilePipelinePass : Pass<"tile-pipeline", "::mlir::ModuleOp"> {
   let summary = "software-pipeline loops that feed dots, with async copies";
   let description = [{
-    For each innermost `scf.for` whose loads feed dot operands (a
+    For each innermost `scf.for` that writes no global memory (a load issued
+    ahead must not pass a store) and whose loads feed dot operands (a
     `tile.load` converted to a `dot_operand` layout, directly or through a
     `tile.trans`, which becomes a `tile.memdesc_trans` of the buffer), with
     `S` stages (the

@@ -186,6 +186,13 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages) {
   if (loads.empty())
     return success();
   Block *body = loop.getBody();
+  // Loads issued iterations ahead must not pass the loop's own writes.
+  bool writes = false;
+  body->walk([&](Operation *op) {
+    writes |= isa<StoreOp, AtomicRMWOp, AtomicCASOp>(op);
+  });
+  if (writes)
+    return success();
   // What the loads need must be computable ahead (stage 0), and the loop's
   // results must not come from there: the expanded loop runs those ops for
   // iterations past the end.
