@@ -24,8 +24,10 @@ def test_do_bench_measures_milliseconds():
     assert low <= median <= high
     runs = testing.do_bench(sleeper(1), warmup=1, rep=10, return_mode="all")
     assert isinstance(runs, list) and len(runs) >= 5 and min(runs) >= 0.9
-    assert testing.do_bench(sleeper(1), rep=5, return_mode="min") <= \
-        testing.do_bench(sleeper(1), rep=5, return_mode="max")
+    # Separate runs cannot be ordered against each other on a loaded machine:
+    # each mode gives one time of a 1 ms sleep.
+    for mode in ("min", "max", "mean", "median"):
+        assert 0.9 <= testing.do_bench(sleeper(1), rep=5, return_mode=mode) < 50
     with pytest.raises(ValueError, match="return_mode must be one of"):
         testing.do_bench(sleeper(0), return_mode="average")
     with pytest.raises(ValueError, match=r"quantiles lie in \[0, 1\]"):
