@@ -40,17 +40,7 @@ unsigned mlir::tile::memoryVectorWidth(const LoweringState &state, Value ptr, Va
   return llvm::bit_floor(uint64_t(std::max<int64_t>(vec, 1)));
 }
 
-namespace {
-
-Value trueValue(OpBuilder &b, Location loc) {
-  return arith::ConstantIntOp::create(b, loc, 1, 1);
-}
-
-Value andValues(OpBuilder &b, Location loc, Value lhs, Value rhs) {
-  return arith::AndIOp::create(b, loc, lhs, rhs);
-}
-
-Value packVector(OpBuilder &b, Location loc, ArrayRef<Value> values,
+Value mlir::tile::packVector(OpBuilder &b, Location loc, ArrayRef<Value> values,
                  Type type) {
   if (values.size() == 1)
     return values[0];
@@ -61,7 +51,7 @@ Value packVector(OpBuilder &b, Location loc, ArrayRef<Value> values,
   return vec;
 }
 
-void unpackVector(OpBuilder &b, Location loc, Value vec, unsigned n,
+void mlir::tile::unpackVector(OpBuilder &b, Location loc, Value vec, unsigned n,
                   SmallVectorImpl<Value> &out) {
   if (n == 1) {
     out.push_back(vec);
@@ -70,6 +60,16 @@ void unpackVector(OpBuilder &b, Location loc, Value vec, unsigned n,
   for (unsigned i = 0; i < n; ++i)
     out.push_back(LLVM::ExtractElementOp::create(b, loc, vec,
                                                  i32Constant(b, loc, i)));
+}
+
+namespace {
+
+Value trueValue(OpBuilder &b, Location loc) {
+  return arith::ConstantIntOp::create(b, loc, 1, 1);
+}
+
+Value andValues(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  return arith::AndIOp::create(b, loc, lhs, rhs);
 }
 
 /// i1: the running thread is thread 0 of the block (the one that does what

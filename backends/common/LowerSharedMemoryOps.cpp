@@ -343,13 +343,7 @@ public:
         SmallVector<Value> parts;
         for (unsigned i = 0; i < vec; ++i)
           parts.push_back(toMemory(rewriter, loc, adaptor.getOther()[r + i]));
-        other = parts[0];
-        if (vec > 1) {
-          other = LLVM::PoisonOp::create(rewriter, loc, accessType);
-          for (auto [i, part] : llvm::enumerate(parts))
-            other = LLVM::InsertElementOp::create(rewriter, loc, other, part,
-                                                  i32Constant(rewriter, loc, i));
-        }
+        other = packVector(rewriter, loc, parts, accessType);
       } else {
         other = LLVM::ZeroOp::create(rewriter, loc, accessType);
       }

@@ -317,12 +317,11 @@ void mlir::tile::storeToShared(OpBuilder &b, Location loc,
       storeShared(b, loc, address, values[r]);
       continue;
     }
-    auto vecType = VectorType::get(vec, memoryType(element));
-    Value packed = LLVM::PoisonOp::create(b, loc, vecType);
+    SmallVector<Value> parts;
     for (unsigned i = 0; i < vec; ++i)
-      packed = LLVM::InsertElementOp::create(b, loc, packed,
-                                             toMemory(b, loc, values[r + i]),
-                                             i32Constant(b, loc, i));
+      parts.push_back(toMemory(b, loc, values[r + i]));
+    Value packed = packVector(b, loc, parts,
+                              VectorType::get(vec, memoryType(element)));
     LLVM::StoreOp::create(b, loc, packed, address, vec * storageBytes(element));
   }
 }
@@ -347,11 +346,10 @@ SmallVector<Value> mlir::tile::loadFromShared(
     auto vecType = VectorType::get(vec, memoryType(element));
     Value packed = LLVM::LoadOp::create(b, loc, vecType, address,
                                         vec * storageBytes(element));
-    for (unsigned i = 0; i < vec; ++i)
-      result.push_back(fromMemory(
-          b, loc,
-          LLVM::ExtractElementOp::create(b, loc, packed, i32Constant(b, loc, i)),
-          element));
+    SmallVector<Value> parts;
+    unpackVector(b, loc, packed, vec, parts);
+    for (Value part : parts)
+      result.push_back(fromMemory(b, loc, part, element));
   }
   return result;
 }

@@ -135,6 +135,11 @@ Type memoryType(Type type);
 /// A scalar as memoryType of its type, and back.
 Value toMemory(OpBuilder &b, Location loc, Value value);
 Value fromMemory(OpBuilder &b, Location loc, Value value, Type type);
+/// `values` as one vector of `type` (the value itself when there is one).
+Value packVector(OpBuilder &b, Location loc, ArrayRef<Value> values, Type type);
+/// The `n` elements of `vec` (itself when `n` is 1), appended to `out`.
+void unpackVector(OpBuilder &b, Location loc, Value vec, unsigned n,
+                  SmallVectorImpl<Value> &out);
 /// Stores a scalar to / loads one from shared memory at `address`, as
 /// memoryType of its type.
 void storeShared(OpBuilder &b, Location loc, Value address, Value value);
