@@ -118,6 +118,12 @@ mlir::tile::emitCoords(OpBuilder &b, Location loc, const LinearLayout &layout,
       hardwareBits[d] |= basis[d];
     }
   });
+  // A register's part XORs into the bits lanes and warps may set, and adds
+  // to the rest: disjoint bits add without carries (or wrapping), and an
+  // `add` with no wrap lets LLVM fold that part into addresses. The XORed
+  // values are made once each, so registers differing only in the added
+  // bits share one.
+  SmallVector<DenseMap<int32_t, Value>> xored(rank);
   SmallVector<SmallVector<Value>> result;
   for (unsigned r = 0, e = numRegisters(layout); r < e; ++r) {
     SmallVector<int32_t> regCoords = registerCoords(layout, r);
@@ -125,20 +131,20 @@ mlir::tile::emitCoords(OpBuilder &b, Location loc, const LinearLayout &layout,
     for (unsigned d = 0; d < rank; ++d) {
       if (!hardware[d]) {
         coords.push_back(i32Constant(b, loc, regCoords[d]));
-      } else if (!regCoords[d]) {
-        coords.push_back(hardware[d]);
-      } else {
-        Value c = i32Constant(b, loc, regCoords[d]);
-        // Disjoint bits add without carries (or wrapping): an `add` with
-        // no wrap lets LLVM fold the register's part into addresses.
-        coords.push_back(
-            (hardwareBits[d] & regCoords[d]) == 0
-                ? Value(arith::AddIOp::create(
-                      b, loc, hardware[d], c,
-                      arith::IntegerOverflowFlags::nsw |
-                          arith::IntegerOverflowFlags::nuw))
-                : Value(arith::XOrIOp::create(b, loc, hardware[d], c)));
+        continue;
       }
+      int32_t overlap = regCoords[d] & hardwareBits[d];
+      int32_t rest = regCoords[d] & ~hardwareBits[d];
+      Value &base = xored[d][overlap];
+      if (!base)
+        base = overlap ? Value(arith::XOrIOp::create(
+                             b, loc, hardware[d], i32Constant(b, loc, overlap)))
+                       : hardware[d];
+      coords.push_back(rest ? Value(arith::AddIOp::create(
+                                  b, loc, base, i32Constant(b, loc, rest),
+                                  arith::IntegerOverflowFlags::nsw |
+                                      arith::IntegerOverflowFlags::nuw))
+                            : base);
     }
   }
   return result;

@@ -410,15 +410,17 @@ private:
   std::string intrinsic;
 };
 
-/// exp(x) below f64 as Triton computes it: ex2.approx.f32(x * log2(e)),
-/// 2 ulp plus the rounding of the product (relative 2^-24 |x log2 e|).
-class FastExpPattern : public ConvertOpToLLVMPattern<math::ExpOp> {
+/// exp2(x) and exp(x) below f64 as Triton computes them: ex2.approx.ftz.f32
+/// of x, or of x * log2(e) (2 ulp plus the rounding of the product,
+/// relative 2^-24 |x log2 e|); results under 2^-126 flush to zero.
+template <typename Op>
+class FastExp2Pattern : public ConvertOpToLLVMPattern<Op> {
 public:
-  FastExpPattern(LLVMTypeConverter &converter)
-      : ConvertOpToLLVMPattern(converter, /*benefit=*/3) {}
+  FastExp2Pattern(LLVMTypeConverter &converter, double scale)
+      : ConvertOpToLLVMPattern<Op>(converter, /*benefit=*/3), scale(scale) {}
 
   LogicalResult
-  matchAndRewrite(math::ExpOp op, OpAdaptor adaptor,
+  matchAndRewrite(Op op, typename Op::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Type type = op.getType();
     if (!isa<FloatType>(type) || type.isF64())
@@ -428,15 +430,24 @@ public:
     Value x = adaptor.getOperand();
     if (type != f32)
       x = LLVM::FPExtOp::create(rewriter, loc, f32, x);
-    Value log2e = LLVM::ConstantOp::create(
-        rewriter, loc, f32, rewriter.getF32FloatAttr(1.4426950408889634f));
-    Value scaled = LLVM::FMulOp::create(rewriter, loc, x, log2e);
-    Value result = LLVM::Exp2Op::create(rewriter, loc, f32, scaled);
+    if (scale != 1.0)
+      x = LLVM::FMulOp::create(
+          rewriter, loc, x,
+          LLVM::ConstantOp::create(rewriter, loc, f32,
+                                   rewriter.getF32FloatAttr(scale)));
+    Value result =
+        LLVM::CallIntrinsicOp::create(
+            rewriter, loc, f32,
+            rewriter.getStringAttr("llvm.nvvm.ex2.approx.ftz.f32"), x)
+            .getResult(0);
     if (type != f32)
       result = LLVM::FPTruncOp::create(rewriter, loc, type, result);
     rewriter.replaceOp(op, result);
     return success();
   }
+
+private:
+  double scale;
 };
 
 } // namespace
@@ -449,8 +460,8 @@ void NvidiaTargetInfo::populateMathPatterns(LLVMTypeConverter &converter,
     StringRef op, name;
   };
   static const Entry entries[] = {
-      {math::ExpOp::getOperationName(), "exp"}, // f64; FastExpPattern below
-      {math::Exp2Op::getOperationName(), "exp2"},
+      {math::ExpOp::getOperationName(), "exp"},   // f64; FastExp2Pattern below
+      {math::Exp2Op::getOperationName(), "exp2"}, // f64; FastExp2Pattern below
       {math::ExpM1Op::getOperationName(), "expm1"},
       {math::LogOp::getOperationName(), "log"},
       {math::Log2Op::getOperationName(), "log2"},
@@ -483,7 +494,8 @@ void NvidiaTargetInfo::populateMathPatterns(LLVMTypeConverter &converter,
       converter, arith::FastMathFlags::arcp, "llvm.nvvm.div.full");
   patterns.add<ApproximatePattern<math::SqrtOp>>(
       converter, arith::FastMathFlags::afn, "llvm.nvvm.sqrt.approx.ftz.f");
-  patterns.add<FastExpPattern>(converter);
+  patterns.add<FastExp2Pattern<math::ExpOp>>(converter, 1.4426950408889634);
+  patterns.add<FastExp2Pattern<math::Exp2Op>>(converter, 1.0);
 }
 
 void NvidiaTargetInfo::asyncCopy(OpBuilder &b, Location loc, Value dst,

@@ -26,6 +26,7 @@
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
@@ -437,15 +438,16 @@ std::string expectedMma(const Matmul &mm) {
          (mm.b == Elem::E4M3 ? "e4m3" : "e5m2") + ".f32";
 }
 
-/// Replaces each llvm.exp2.f32 in `kernel` (the simulator runs no
-/// transcendental) by 2^round(x) · 2^f, |f| <= 1/2, the second a degree-7
+/// Replaces each f32 exp2 in `kernel` (llvm.exp2, ex2.approx.ftz; the
+/// simulator runs no transcendental) by 2^round(x) · 2^f, |f| <= 1/2, the second a degree-7
 /// Taylor polynomial: within a few ulp of f32; inputs below -125 give
 /// 2^-125.
 void expandExp2(llvm::Function &kernel) {
   std::vector<llvm::CallInst *> calls;
   for (llvm::Instruction &inst : llvm::instructions(kernel))
     if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst))
-      if (call->getIntrinsicID() == llvm::Intrinsic::exp2 &&
+      if ((call->getIntrinsicID() == llvm::Intrinsic::exp2 ||
+           call->getIntrinsicID() == llvm::Intrinsic::nvvm_ex2_approx_ftz) &&
           call->getType()->isFloatTy())
         calls.push_back(call);
   for (llvm::CallInst *call : calls) {

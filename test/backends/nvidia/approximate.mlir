@@ -1,6 +1,7 @@
 // Where Triton approximates, so do we: f32 division marked `arcp` (Triton's
 // `/` on fp32) is PTX's div.full.f32, f32 sqrt marked `afn` (tl.sqrt)
-// sqrt.approx.ftz.f32, and exp below f64 is ex2.approx.f32(x * log2 e).
+// sqrt.approx.ftz.f32, and exp2 below f64 is ex2.approx.ftz.f32 (exp of
+// x * log2 e).
 // Without the flags (tl.div_rn, tl.sqrt_rn) they are rounded as IEEE 754
 // says; f64 exp is libdevice's.
 // RUN: tessera-compile --target=sm_90 --emit=llir %s | FileCheck %s
@@ -26,12 +27,14 @@ func.func @divide(%x: !tile.ptr<f32>, %y: !tile.ptr<f64>) {
 
 // CHECK-LABEL: define ptx_kernel void @exponent
 // CHECK: fmul float %{{.*}}, 0x3FF7154760000000
-// CHECK: call float @llvm.exp2.f32
+// CHECK: call float @llvm.nvvm.ex2.approx.ftz.f32
 // CHECK: fpext half
-// CHECK: call float @llvm.exp2.f32
+// CHECK: call float @llvm.nvvm.ex2.approx.ftz.f32
 // CHECK: __nv_exp
+// CHECK: call float @llvm.nvvm.ex2.approx.ftz.f32
+// CHECK: __nv_exp2
 // PTX-LABEL: .entry exponent
-// PTX-COUNT-2: ex2.approx.f32
+// PTX-COUNT-3: ex2.approx.ftz.f32
 func.func @exponent(%x: !tile.ptr<f32>, %h: !tile.ptr<f16>, %y: !tile.ptr<f64>) {
   %a = tile.load %x : !tile.ptr<f32>
   %ea = math.exp %a : f32
@@ -42,6 +45,10 @@ func.func @exponent(%x: !tile.ptr<f32>, %h: !tile.ptr<f16>, %y: !tile.ptr<f64>) 
   %b = tile.load %y : !tile.ptr<f64>
   %eb = math.exp %b : f64
   tile.store %y, %eb : !tile.ptr<f64>
+  %a2 = math.exp2 %a : f32
+  tile.store %x, %a2 : !tile.ptr<f32>
+  %b2 = math.exp2 %b : f64
+  tile.store %y, %b2 : !tile.ptr<f64>
   return
 }
 
