@@ -2,7 +2,9 @@
 (scaled_dot_product_attention) and upstream Triton, running one kernel source
 (the forward pass of Triton's tutorial 06) autotuned by each DSL over the same
 configs; B=4 H=32 N=4096, head dim 64 and 128, causal and not. FLOPs are
-4*B*H*N^2*D, halved when causal. Then the cold compile of the kernel: its
+4*B*H*N^2*D, halved when causal. Upstream Triton on mma.sync is timed too
+("triton-sm80", a child process as in bench/matmul.py, common.mma_sync_child).
+Then the cold compile of the kernel: its
 first launch in a fresh process with an empty cache (TESSERA_CACHE_DIR,
 TRITON_CACHE_DIR), Python start-up and imports excluded, as bench/compile.py
 times the vector add.
@@ -14,13 +16,14 @@ times the vector add.
 
 import argparse
 import importlib
+import json
 import math
 import os
 import sys
 import tempfile
 import warnings
 
-from common import child_ms, kernels
+from common import child_ms, kernels, mma_sync_child
 
 # The kernel is written once, as Triton users write it; kernels_of(dsl) runs
 # this file again as a module with `tl` and `jit` bound to Tessera's or to
@@ -190,6 +193,37 @@ def name_of(B, H, N, D, causal):
     return f"attention fwd fp16 B{B} H{H} N{N} D{D}{' causal' if causal else ''}"
 
 
+def operands(torch, B, H, N, D):
+    torch.manual_seed(0)
+    return tuple(torch.randn((B, H, N, D), device="cuda", dtype=torch.float16)
+                 for _ in range(3))
+
+
+def run_triton_child(cases):
+    """The child: upstream Triton only, over `cases` ([B, H, N, D, causal]);
+    its figures, and the errors of the cases that failed, as JSON on the
+    last line."""
+    import torch
+    from common import bench
+    theirs = kernels_of("triton")
+    figures, errors = {}, {}
+    for B, H, N, D, causal in cases:
+        name = name_of(B, H, N, D, causal)
+        figures[name] = None
+        try:
+            q, k, v = operands(torch, B, H, N, D)
+            o = torch.empty_like(q)
+            ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+            torch.testing.assert_close(attention(theirs.tuned, q, k, v, o, causal), ref,
+                                       atol=1e-2, rtol=1e-2)
+            ms = bench(lambda: attention(theirs.tuned, q, k, v, o, causal))
+            figures[name] = flops(B, H, N, D, causal) / ms / 1e9
+        except Exception as e:  # reported by the parent, which goes on
+            lines = str(e).strip().splitlines()
+            errors[name] = f"{type(e).__name__}: {lines[-1] if lines else ''}"
+    print(json.dumps({"figures": figures, "errors": errors}))
+
+
 def self_check():
     """The kernel, plain and autotuned, on Tessera's host interpreter, fp16,
     against numpy."""
@@ -224,6 +258,7 @@ def main():
     parser.add_argument("--quick", action="store_true", help="B=1 H=8 N=1024 D=64, not causal")
     parser.add_argument("--check", action="store_true",
                         help="run the kernel on Tessera's host interpreter (no GPU needed)")
+    parser.add_argument("--triton-child", metavar="CASES", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.check:
         with tempfile.TemporaryDirectory() as cache:
@@ -235,6 +270,8 @@ def main():
         sys.exit("bench/attention.py: needs PyTorch with CUDA (--check runs without it)")
     if not torch.cuda.is_available():
         sys.exit("bench/attention.py: PyTorch sees no CUDA GPU (--check runs without one)")
+    if args.triton_child:
+        return run_triton_child(json.loads(args.triton_child))
     from common import bench, report
     # Configs a chip cannot hold (shared memory) are skipped by both tuners.
     warnings.filterwarnings("ignore", message="tessera: autotuning")
@@ -246,11 +283,13 @@ def main():
     else:
         versions += ", upstream Triton not installed: only Tessera and PyTorch"
     print(f"# {torch.cuda.get_device_name()}, {versions}", flush=True)
+    mma_sync, column = {}, "triton-sm80"
+    if theirs is not None:
+        mma_sync, column = mma_sync_child(os.path.abspath(__file__),
+                                          [[B, H, N, D, causal] for D, causal in variants])
     sdpa = torch.nn.functional.scaled_dot_product_attention
     for D, causal in variants:
-        torch.manual_seed(0)
-        q, k, v = (torch.randn((B, H, N, D), device="cuda", dtype=torch.float16)
-                   for _ in range(3))
+        q, k, v = operands(torch, B, H, N, D)
         o = torch.empty_like(q)
         ref = sdpa(q, k, v, is_causal=causal)
         tflops = lambda ms: flops(B, H, N, D, causal) / ms / 1e9
@@ -259,6 +298,7 @@ def main():
             torch.testing.assert_close(attention(theirs.tuned, q, k, v, o, causal), ref,
                                        atol=1e-2, rtol=1e-2)
             refs["triton"] = tflops(bench(lambda: attention(theirs.tuned, q, k, v, o, causal)))
+            refs[column] = mma_sync.get(name_of(B, H, N, D, causal))
         torch.testing.assert_close(attention(ours.tuned, q, k, v, o, causal), ref,
                                    atol=1e-2, rtol=1e-2)
         ms = bench(lambda: attention(ours.tuned, q, k, v, o, causal))

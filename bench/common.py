@@ -4,6 +4,7 @@ ratio)."""
 
 import importlib
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -39,6 +40,31 @@ def child_ms(dsl, code, cache, **env):
     if result.returncode != 0:
         raise RuntimeError(f"{dsl}: {result.stderr}")
     return float(result.stdout.split()[-1])
+
+
+def mma_sync_child(script, cases):
+    """Upstream Triton on mma.sync, timed by a child process: `script
+    --triton-child CASES` (CASES as JSON) with TRITON_OVERRIDE_ARCH=sm80,
+    which Triton reads when it compiles; where that binary does not load on
+    this GPU, again with DISABLE_MMA_V3=1 (Triton's own target, mma.sync in
+    place of wgmma). The child prints {"figures": {case: value or null},
+    "errors": {case: message}} as its last line. Returns the figures and the
+    column's name ("triton-sm80" or "triton-mmav2")."""
+    for column, env in (("triton-sm80", {"TRITON_OVERRIDE_ARCH": "sm80"}),
+                        ("triton-mmav2", {"DISABLE_MMA_V3": "1"})):
+        done = subprocess.run([sys.executable, script, "--triton-child", json.dumps(cases)],
+                              env=dict(os.environ, **env), capture_output=True, text=True)
+        try:
+            result = json.loads(done.stdout.strip().splitlines()[-1])
+        except (IndexError, ValueError):
+            lines = done.stderr.strip().splitlines()
+            result = {"figures": {}, "errors": {"all": lines[-1] if lines else
+                                                f"exit status {done.returncode}"}}
+        for case, error in result["errors"].items():
+            print(f"# {column}, {case}: {error}", flush=True)
+        if any(v is not None for v in result["figures"].values()):
+            return result["figures"], column
+    return {}, "triton-sm80"
 
 
 def bench(fn, warmup=25, rep=100):

@@ -19,12 +19,11 @@ import argparse
 import importlib
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import warnings
 
-from common import kernels
+from common import kernels, mma_sync_child
 
 # The kernel is written once, as Triton users write it; kernels_of(dsl) runs
 # this file again as a module with `tl` and `jit` bound to Tessera's or to
@@ -169,27 +168,6 @@ def tflops(M, N, K, ms):
     return 2 * M * N * K / ms / 1e9
 
 
-def triton_child(cases):
-    """Upstream Triton on mma.sync, from a child process: {case: TFLOP/s}
-    and the column's name."""
-    script = os.path.abspath(__file__)
-    for column, env in (("triton-sm80", {"TRITON_OVERRIDE_ARCH": "sm80"}),
-                        ("triton-mmav2", {"DISABLE_MMA_V3": "1"})):
-        done = subprocess.run([sys.executable, script, "--triton-child", json.dumps(cases)],
-                              env=dict(os.environ, **env), capture_output=True, text=True)
-        try:
-            result = json.loads(done.stdout.strip().splitlines()[-1])
-        except (IndexError, ValueError):
-            lines = done.stderr.strip().splitlines()
-            result = {"figures": {}, "errors": {"all": lines[-1] if lines else
-                                                f"exit status {done.returncode}"}}
-        for case, error in result["errors"].items():
-            print(f"# {column}, {case}: {error}", flush=True)
-        if any(v is not None for v in result["figures"].values()):
-            return result["figures"], column
-    return {}, "triton-sm80"
-
-
 def name_of(label, M, N, K):
     return f"matmul {label} {M}x{N}x{K}"
 
@@ -272,7 +250,7 @@ def main():
     if theirs is None:
         print("# upstream Triton is not installed: only Tessera and cuBLAS", flush=True)
     else:
-        mma_sync, column = triton_child(cases)
+        mma_sync, column = mma_sync_child(os.path.abspath(__file__), cases)
     for label, dtype, shapes in cases:
         for M, N, K in shapes:
             name = name_of(label, M, N, K)

@@ -179,42 +179,6 @@ Operation *predicate(RewriterBase &rewriter, Operation *op, Value pred) {
   return nullptr;
 }
 
-/// Dot operands the loop reads but does not change (attention's q), put in
-/// a layout for the dot before the loop or in every iteration, instead stay
-/// in shared memory from before the loop and are loaded again before each
-/// dot that reads them: registers they would hold across the loop go to its
-/// own tiles, and no iteration converts them through scratch (as Triton).
-void keepInvariantOperandsShared(scf::ForOp loop, RewriterBase &rewriter) {
-  DenseMap<Operation *, Value> buffers;
-  for (auto dot : loop.getBody()->getOps<DotOp>()) {
-    for (OpOperand *operand : {&dot.getAMutable(), &dot.getBMutable()}) {
-      auto convert = operand->get().getDefiningOp<ConvertLayoutOp>();
-      if (!convert || !isDotOperandConvert(convert) ||
-          !loop.isDefinedOutsideOfLoop(convert.getSrc()))
-        continue;
-      auto source = cast<RankedTensorType>(convert.getSrc().getType());
-      if (!source.getEncoding() || !source.getElementType().isIntOrFloat())
-        continue;
-      Value &buffer = buffers[convert];
-      if (!buffer) {
-        rewriter.setInsertionPoint(loop);
-        buffer = LocalAllocOp::create(
-            rewriter, convert.getLoc(),
-            MemDescType::get(source.getShape(), source.getElementType(),
-                             chooseSharedLayout(source), /*mutableMemory=*/false),
-            convert.getSrc());
-      }
-      rewriter.setInsertionPoint(dot);
-      Value loaded = LocalLoadOp::create(rewriter, convert.getLoc(),
-                                         convert.getType(), buffer);
-      rewriter.modifyOpInPlace(dot, [&] { operand->set(loaded); });
-    }
-  }
-  for (auto [convert, buffer] : buffers)
-    if (convert->use_empty())
-      rewriter.eraseOp(convert);
-}
-
 /// Rewrites the operand loads of `loop` as copies into buffers and local
 /// loads of them, and pipelines it over `stages` stages.
 LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages) {
@@ -245,7 +209,6 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages) {
       return success();
   Location loc = loop.getLoc();
   IRRewriter rewriter(loop.getContext());
-  keepInvariantOperandsShared(loop, rewriter);
 
   // The copies, where the loads were, and one commit after the last.
   SmallVector<Operation *> roots;

@@ -17,7 +17,6 @@
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Linker/Linker.h"
-#include "llvm/Support/CommandLine.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -112,14 +111,6 @@ void initializeNvptx() {
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
-    // Shared-memory addresses in 32-bit registers, as the hardware takes
-    // them: held in 64 bits, each costs two registers (ldmatrix-heavy loops
-    // hold dozens). The option is read when a target machine is made.
-    auto &registered = llvm::cl::getRegisteredOptions();
-    auto shortPointers = registered.find("nvptx-short-ptr");
-    if (shortPointers != registered.end())
-      static_cast<llvm::cl::opt<bool> *>(shortPointers->second)
-          ->setValue(true);
   });
 }
 

@@ -285,47 +285,6 @@ func.func @masked(%ap0: tensor<32x32x!tile.ptr<f16>>, %bp0: tensor<32x32x!tile.p
 
 // -----
 
-// Attention's first dot: q, loaded before the loop, stays in shared memory
-// (an immutable buffer made from it before the loop) and is loaded again
-// before the dot in every iteration, instead of holding registers across
-// the loop; k's load, transposed, becomes copies into the buffers and a
-// transposed view of the iteration's buffer.
-// CHECK-LABEL: func.func @invariant_operand
-// CHECK: %[[Q:.*]] = tile.load
-// CHECK: %[[QBUF:.*]] = tile.local_alloc %[[Q]] : (tensor<32x32xf16, #{{.*}}>) -> !tile.memdesc<32x32xf16, #{{[a-z0-9]+}}>
-// CHECK: %[[KBUF:.*]] = tile.local_alloc : () -> !tile.memdesc<3x32x32xf16, #{{.*}}, mutable>
-// CHECK: scf.for
-// CHECK: tile.async_wait {num = 1 : i32}
-// CHECK: tile.async_copy_global_to_local
-// CHECK: tile.async_commit_group
-// CHECK: %[[KVIEW:.*]] = tile.memdesc_index %[[KBUF]]
-// CHECK: %[[KT:.*]] = tile.memdesc_trans %[[KVIEW]] {order = array<i32: 1, 0>}
-// CHECK: %[[KOP:.*]] = tile.local_load %[[KT]]
-// CHECK: %[[QOP:.*]] = tile.local_load %[[QBUF]] : !tile.memdesc<32x32xf16, #{{[a-z0-9]+}}> -> tensor<32x32xf16, #{{.*}}>
-// CHECK: tile.dot %[[QOP]], %[[KOP]]
-// CHECK: scf.yield
-// CHECK-NOT: tile.convert_layout %[[Q]]
-func.func @invariant_operand(%qp: tensor<32x32x!tile.ptr<f16>>, %kp0: tensor<32x32x!tile.ptr<f16>>,
-                             %c: tensor<32x32x!tile.ptr<f32>>, %n: i32) {
-  %c0 = arith.constant 0 : i32
-  %c32 = arith.constant 32 : i32
-  %step = arith.constant dense<32> : tensor<32x32xi32>
-  %acc0 = arith.constant dense<0.0> : tensor<32x32xf32>
-  %q = tile.load %qp : tensor<32x32x!tile.ptr<f16>>
-  %acc, %kp = scf.for %i = %c0 to %n step %c32 iter_args(%acc_i = %acc0, %kp_i = %kp0)
-      -> (tensor<32x32xf32>, tensor<32x32x!tile.ptr<f16>>) : i32 {
-    %k = tile.load %kp_i : tensor<32x32x!tile.ptr<f16>>
-    %kt = tile.trans %k {order = array<i32: 1, 0>} : tensor<32x32xf16> -> tensor<32x32xf16>
-    %qk = tile.dot %q, %kt, %acc_i : tensor<32x32xf16> * tensor<32x32xf16> -> tensor<32x32xf32>
-    %kp_n = tile.addptr %kp_i, %step : tensor<32x32x!tile.ptr<f16>>, tensor<32x32xi32>
-    scf.yield %qk, %kp_n : tensor<32x32xf32>, tensor<32x32x!tile.ptr<f16>>
-  }
-  tile.store %c, %acc : tensor<32x32x!tile.ptr<f32>>
-  return
-}
-
-// -----
-
 // A loop with no dot: its load feeds an elementwise op and a store, so
 // nothing is pipelined.
 // CHECK-LABEL: func.func @no_dot

@@ -172,6 +172,34 @@ module attributes {tile.num_warps = 4 : i32, tile.warp_size = 32 : i32} {
 
 // -----
 
+// Attention's K^T operand, 128x64 from a 64x128 buffer swizzled over 128-byte
+// lines: of the register bits that move an ldmatrix's address, the one that
+// meets the lanes' swizzled bits XORs their offset once, and the others add
+// to one of those two bases as immediates, so the 32 loads share two
+// address registers. The count of XORs (7 for the store of the tile, 5 for
+// the loads' lane offset and its one XOR) would grow by one for each
+// register group made apart.
+// RUN: tessera-opt %s -split-input-file -tile-nvidia-to-llvm -canonicalize -cse | FileCheck %s --check-prefix=BASES
+// RUN: tessera-opt %s -split-input-file -tile-nvidia-to-llvm -canonicalize -cse | awk '/func @shared_bases/,/^  }$/' | grep -c "= llvm.xor" | FileCheck %s --check-prefix=XORS
+// BASES-LABEL: llvm.func @shared_bases
+// BASES-COUNT-32: nvvm.ldmatrix
+// XORS: {{^}}12{{$}}
+#blocked = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16], warpsPerCTA = [1, 1], order = [1, 0]}>
+#mma = #tile_nvidia.mma<{version = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+#shared = #tile.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+#shared_t = #tile.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]}>
+#dot_b = #tile.dot_operand<{opIdx = 1, parent = #mma, kWidth = 2}>
+module attributes {tile.num_warps = 1 : i32, tile.warp_size = 32 : i32} {
+  func.func @shared_bases(%x: tensor<64x128xf16, #blocked>) -> tensor<128x64xf16, #dot_b> {
+    %a = tile.local_alloc %x : (tensor<64x128xf16, #blocked>) -> !tile.memdesc<64x128xf16, #shared>
+    %t = tile.memdesc_trans %a {order = array<i32: 1, 0>} : !tile.memdesc<64x128xf16, #shared> -> !tile.memdesc<128x64xf16, #shared_t>
+    %v = tile.local_load %t : !tile.memdesc<128x64xf16, #shared_t> -> tensor<128x64xf16, #dot_b>
+    return %v : tensor<128x64xf16, #dot_b>
+  }
+}
+
+// -----
+
 // 32-bit elements have no ldmatrix: a dot operand is loaded element by
 // element (16 per thread for 32x32 on 4 warps).
 // CHECK: module attributes {{.*}}tile.shared = 4096 : i32
