@@ -439,9 +439,9 @@ std::string expectedMma(const Matmul &mm) {
 }
 
 /// Replaces each f32 exp2 in `kernel` (llvm.exp2, ex2.approx.ftz; the
-/// simulator runs no transcendental) by 2^round(x) · 2^f, |f| <= 1/2, the second a degree-7
-/// Taylor polynomial: within a few ulp of f32; inputs below -125 give
-/// 2^-125.
+/// simulator runs no transcendental) by 2^round(x) · 2^f, |f| <= 1/2, the
+/// second a degree-7 Taylor polynomial: within a few ulp of f32; inputs
+/// below -125 give 2^-125.
 void expandExp2(llvm::Function &kernel) {
   std::vector<llvm::CallInst *> calls;
   for (llvm::Instruction &inst : llvm::instructions(kernel))
