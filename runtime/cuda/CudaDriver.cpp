@@ -47,6 +47,7 @@ struct Api {
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
   CUresult (*cuCtxSetCurrent)(CUcontext);
   CUresult (*cuCtxGetCurrent)(CUcontext *);
+  CUresult (*cuCtxGetDevice)(CUdevice *);
   CUresult (*cuCtxSynchronize)();
   CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *,
                                  void **);
@@ -260,8 +261,22 @@ void CudaKernel::launch(std::array<unsigned, 3> grid, unsigned threadsPerBlock,
   driver.api.cuCtxGetCurrent(&current);
   if (current != context)
     driver.check(driver.api.cuCtxSetCurrent(context), "cuCtxSetCurrent");
-  // Above 48 KiB, dynamic shared memory must be allowed explicitly.
+  // Above 48 KiB, dynamic shared memory must be allowed explicitly, up to
+  // what the device has for a block.
   if (sharedBytes > sharedAllowed) {
+    CUdevice device;
+    driver.check(driver.api.cuCtxGetDevice(&device), "cuCtxGetDevice");
+    int limit = 0;
+    driver.check(driver.api.cuDeviceGetAttribute(&limit, kAttrMaxSharedOptin,
+                                                 device),
+                 "cuDeviceGetAttribute");
+    if (sharedBytes > static_cast<unsigned>(limit))
+      throw DriverError("out of resources: kernel '" + name + "' needs " +
+                        std::to_string(sharedBytes) +
+                        " bytes of shared memory, the GPU has " +
+                        std::to_string(limit) +
+                        " for a block (smaller blocks or fewer num_stages "
+                        "need less)");
     driver.check(driver.api.cuFuncSetAttribute(
                      function, kFuncAttrMaxDynamicShared, sharedBytes),
                  "cuFuncSetAttribute");
@@ -305,6 +320,7 @@ std::unique_ptr<CudaDriver> openCuda(std::string &whyNot) {
   library.bind(api.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
   library.bind(api.cuCtxSetCurrent, "cuCtxSetCurrent");
   library.bind(api.cuCtxGetCurrent, "cuCtxGetCurrent");
+  library.bind(api.cuCtxGetDevice, "cuCtxGetDevice");
   library.bind(api.cuCtxSynchronize, "cuCtxSynchronize");
   library.bind(api.cuModuleLoadDataEx, "cuModuleLoadDataEx");
   library.bind(api.cuModuleUnload, "cuModuleUnload");

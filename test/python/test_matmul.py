@@ -448,6 +448,21 @@ def test_matmul_num_stages(device, rng, where, stages):
     np.testing.assert_array_equal(results[stages], results[1])
 
 
+def test_matmul_shared_memory_over_the_limit(device, rng):
+    """Four stages of 256x64 and 64x256 fp16 tiles need 256 KiB of shared
+    memory, more than an sm_80/sm_90 block can have: the launch says so
+    (the autotuner skips such configs on the same error)."""
+    if device != "cuda":
+        pytest.skip("the CUDA driver's shared-memory limit (--device=cuda)")
+    M = N = K = 256
+    a, _ = operand(rng, "float16", (M, K))
+    b, _ = operand(rng, "float16", (K, N))
+    c = np.zeros((M, N), np.float32)
+    with pytest.raises(RuntimeError, match=r"out of resources: kernel 'matmul_kernel' needs "
+                                           r"\d+ bytes of shared memory, the GPU has \d+"):
+        run_matmul(a, b, c, M, N, K, block=(256, 256, 64), num_stages=4, num_warps=8)
+
+
 @pytest.mark.parametrize("name", ["float16", "int8"])
 def test_dot_acc_chaining(device, rng, name):
     """acc= carries one dot's result into the next, from a loaded C."""
