@@ -193,7 +193,7 @@ class Autotuner(KernelInterface):
         self.use_cuda_graph = use_cuda_graph
         self.custom_bench = do_bench
         self.cache_results = cache_results
-        self.cache = {}  # tuning key -> Config
+        self.cache = {}  # launch key -> Config
         self.best_config = None
         self.configs_timings = None
 
@@ -206,11 +206,19 @@ class Autotuner(KernelInterface):
             return "host", "host interpreter"
         return gpu.target(device), gpu.device_name(device)
 
-    def _tuning_key(self, named, where):
-        values = [_key_part(named[k]) for k in self.keys if k in named]
-        dtypes = [str(v.dtype) for v in named.values()
-                  if hasattr(v, "dtype") and hasattr(v, "shape")]
-        return json.dumps({"key": values, "dtypes": dtypes, "target": where[0],
+    def _launch_key(self, named, where):
+        """What decides the config: the key arguments' values, the arrays'
+        dtypes, and where the launch runs."""
+        values = tuple(_key_part(named[k]) for k in self.keys if k in named)
+        dtypes = tuple(str(v.dtype) for v in named.values()
+                       if hasattr(v, "dtype") and hasattr(v, "shape"))
+        return values, dtypes, where
+
+    @staticmethod
+    def _tuning_key(launch_key):
+        """The launch key as the JSON that names stored results."""
+        values, dtypes, where = launch_key
+        return json.dumps({"key": list(values), "dtypes": list(dtypes), "target": where[0],
                            "device": where[1]}, sort_keys=True)
 
     def _cache_file(self, tuning_key):
@@ -382,10 +390,11 @@ class Autotuner(KernelInterface):
             raise ValueError(f"{self.__name__}: {', '.join(sorted(taken))} given at launch "
                              "and by the autotuner's configs; leave them to the configs")
         where = self._where(args, kwargs)
-        tuning_key = self._tuning_key(named, where)
-        config = self.cache.get(tuning_key)
+        launch_key = self._launch_key(named, where)
+        config = self.cache.get(launch_key)
         if config is not None:
             return config
+        tuning_key = self._tuning_key(launch_key)
         path = self._cache_file(tuning_key)
         retune = os.environ.get("TESSERA_RETUNE", "0") not in ("", "0")
         configs = self.prune_configs(named, self.configs)
@@ -400,7 +409,7 @@ class Autotuner(KernelInterface):
             config, timings = self._tune(configs, args, kwargs, named, grid, where[0])
             self.configs_timings = timings
             self._store(path, tuning_key, config, timings)
-        self.cache[tuning_key] = config
+        self.cache[launch_key] = config
         return config
 
     def run(self, *args, grid, **kwargs):

@@ -13,6 +13,7 @@ import ast
 import functools
 import hashlib
 import inspect
+import itertools
 import linecache
 import os
 import textwrap
@@ -54,6 +55,23 @@ def _byte_bounds(array):
     except ImportError:
         byte_bounds = np.byte_bounds
     return byte_bounds(array)
+
+
+def _location(value):
+    """Where an array-like argument lives (something with `on_host` and
+    `device`, as a pointer has), or None for other values; for torch
+    tensors without making the pointer."""
+    if hasattr(value, "data_ptr") and hasattr(value, "device"):  # torch
+        on_host = value.device.type == "cpu"
+        return _Location(on_host, 0 if on_host else value.device.index)
+    return _as_pointer(value)
+
+
+class _Location:
+    __slots__ = ("on_host", "device")
+
+    def __init__(self, on_host, device):
+        self.on_host, self.device = on_host, device
 
 
 def _as_pointer(value):
@@ -447,11 +465,14 @@ class JITFunction:
     def device_of(self, *args, **kwargs):
         """Where these (possibly partial) arguments would run: a GPU's index,
         or None for the host interpreter."""
-        try:
-            values = self.signature.bind_partial(*args, **kwargs).arguments.values()
-        except TypeError as e:
-            raise TypeError(f"{self.__name__}: {e}") from None
-        return self._placement([p for p in map(_as_pointer, values) if p is not None])
+        parameters = self.signature.parameters
+        if len(args) > len(parameters) or not all(k in parameters for k in kwargs):
+            try:  # the error Python gives for such a call
+                self.signature.bind_partial(*args, **kwargs)
+            except TypeError as e:
+                raise TypeError(f"{self.__name__}: {e}") from None
+        locations = map(_location, itertools.chain(args, kwargs.values()))
+        return self._placement([p for p in locations if p is not None])
 
     def _launch_gpu(self, kernel, grid, launch, device):
         loaded = kernel.gpu_kernel(device)
