@@ -7,8 +7,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 
-#include <map>
-#include <set>
+#include <array>
 
 using namespace mlir::tile;
 
@@ -75,21 +74,25 @@ std::pair<int64_t, int64_t> countWavefronts(const LinearLayout &toOffset,
   int32_t lanesPerPhase = std::clamp<int64_t>(
       kWavefrontBytes / std::max<int64_t>(kBankBytes, laneBytes), 1, lanes);
   int64_t wavefronts = 0, ideal = 0;
-  std::vector<std::set<int64_t>> wordsOfBank(kBanks);
+  // The distinct words a phase touches; a bank serves one word a wavefront.
+  std::vector<int64_t> words;
+  std::array<int64_t, kBanks> perBank;
   for (int32_t r0 = 0; r0 < registers; r0 += vec)
     for (int32_t first = 0; first < lanes; first += lanesPerPhase) {
-      for (auto &words : wordsOfBank)
-        words.clear();
+      words.clear();
       for (int32_t lane = first; lane < first + lanesPerPhase; ++lane) {
         int64_t offset = registerOffsets[r0] ^ laneOffsets[lane];
         int64_t begin = offset * bytes, end = begin + laneBytes;
         for (int64_t word = begin / kBankBytes; word <= (end - 1) / kBankBytes;
              ++word)
-          wordsOfBank[word % kBanks].insert(word);
+          words.push_back(word);
       }
+      llvm::sort(words);
+      perBank.fill(0);
       int64_t worst = 1;
-      for (const auto &words : wordsOfBank)
-        worst = std::max<int64_t>(worst, words.size());
+      for (size_t i = 0; i < words.size(); ++i)
+        if (i == 0 || words[i] != words[i - 1])
+          worst = std::max(worst, ++perBank[words[i] % kBanks]);
       wavefronts += worst;
       ideal += 1;
     }
