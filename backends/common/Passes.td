@@ -83,7 +83,11 @@ def TilePipelinePass : Pass<"tile-pipeline", "::mlir::ModuleOp"> {
       computations they need, are stage 0, everything else stage `S - 1`;
     - a `tile.async_wait {num = S - 2}` before the iteration's reads waits
       for its group; it synchronises the block, so the copies issued after
-      it may overwrite the buffer the previous iteration read.
+      it may overwrite the buffer the previous iteration read;
+    - the copies come right after the wait, or after the iteration's dots
+      where each warp's share of those is 2^18 multiply-adds or more (long
+      iterations hide the copies' latency with one fewer, and their dots
+      start at the barrier).
 
     Loops are expanded by MLIR's `scf::pipelineForLoop` with a prologue of
     `S - 1` iterations' copies and no epilogue: copies past the end of the

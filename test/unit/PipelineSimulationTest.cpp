@@ -295,6 +295,9 @@ std::vector<Loop> cases() {
   all.push_back({false, 32, 32, 16, 1, false, false, 72, 3});
   all.push_back({false, 64, 32, 32, 2, false, true, 100, 2});
   all.push_back({false, 128, 64, 32, 8, false, false, 96, 3});
+  // Long iterations (2^18 multiply-adds a warp): copies after the dot.
+  all.push_back({false, 64, 64, 64, 1, false, false, 200, 3});
+  all.push_back({false, 64, 128, 32, 1, true, false, 320, 4});
   // A loop's own depth wins over the option.
   all.push_back({false, 64, 64, 32, 4, false, false, 200, 1, 3});
   // int8 into i32, B K-contiguous as int8 mma wants it.

@@ -285,6 +285,45 @@ func.func @masked(%ap0: tensor<32x32x!tile.ptr<f16>>, %bp0: tensor<32x32x!tile.p
 
 // -----
 
+// A long iteration: 128x128x64 with 4 warps is 2^18 multiply-adds a warp,
+// so the copies of iteration i + 2 go after the dot, which starts right
+// after the wait.
+// CHECK-LABEL: func.func @copies_after_dot
+// CHECK: scf.for
+// CHECK: tile.async_wait {num = 1 : i32}
+// CHECK-NOT: tile.async_copy_global_to_local
+// CHECK: tile.local_load
+// CHECK: tile.local_load
+// CHECK: tile.dot
+// CHECK: tile.async_copy_global_to_local
+// CHECK: tile.async_copy_global_to_local
+// CHECK-NEXT: tile.async_commit_group
+// CHECK: scf.yield
+module attributes {tile.num_warps = 4 : i32} {
+func.func @copies_after_dot(%ap0: tensor<128x64x!tile.ptr<f16>>, %bp0: tensor<64x128x!tile.ptr<f16>>,
+                            %c: tensor<128x128x!tile.ptr<f32>>, %k: i32) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %sa = arith.constant dense<64> : tensor<128x64xi32>
+  %sb = arith.constant dense<8192> : tensor<64x128xi32>
+  %acc0 = arith.constant dense<0.0> : tensor<128x128xf32>
+  %acc, %ap, %bp = scf.for %kk = %c0 to %k step %c64
+      iter_args(%acc_i = %acc0, %ap_i = %ap0, %bp_i = %bp0)
+      -> (tensor<128x128xf32>, tensor<128x64x!tile.ptr<f16>>, tensor<64x128x!tile.ptr<f16>>) : i32 {
+    %x = tile.load %ap_i : tensor<128x64x!tile.ptr<f16>>
+    %y = tile.load %bp_i : tensor<64x128x!tile.ptr<f16>>
+    %acc_n = tile.dot %x, %y, %acc_i : tensor<128x64xf16> * tensor<64x128xf16> -> tensor<128x128xf32>
+    %ap_n = tile.addptr %ap_i, %sa : tensor<128x64x!tile.ptr<f16>>, tensor<128x64xi32>
+    %bp_n = tile.addptr %bp_i, %sb : tensor<64x128x!tile.ptr<f16>>, tensor<64x128xi32>
+    scf.yield %acc_n, %ap_n, %bp_n : tensor<128x128xf32>, tensor<128x64x!tile.ptr<f16>>, tensor<64x128x!tile.ptr<f16>>
+  }
+  tile.store %c, %acc : tensor<128x128x!tile.ptr<f32>>
+  return
+}
+}
+
+// -----
+
 // A loop with no dot: its load feeds an elementwise op and a store, so
 // nothing is pipelined.
 // CHECK-LABEL: func.func @no_dot
