@@ -668,12 +668,16 @@ Handle frontend::Builder::binary(const std::string &op, const Handle &a,
   else if (op == "rshift")
     r = sgn ? Value(arith::ShRSIOp::create(ob, loc, va, vb))
             : Value(arith::ShRUIOp::create(ob, loc, va, vb));
-  else if (op == "minimum")
-    r = f     ? Value(arith::MinimumFOp::create(ob, loc, va, vb))
+  // minimum/maximum return NaN where either operand is; minnum/maxnum the
+  // other operand (Triton's PropagateNan.ALL and NONE).
+  else if (op == "minimum" || op == "minnum")
+    r = f ? (op == "minimum" ? Value(arith::MinimumFOp::create(ob, loc, va, vb))
+                             : Value(arith::MinNumFOp::create(ob, loc, va, vb)))
         : sgn ? Value(arith::MinSIOp::create(ob, loc, va, vb))
               : Value(arith::MinUIOp::create(ob, loc, va, vb));
-  else if (op == "maximum")
-    r = f     ? Value(arith::MaximumFOp::create(ob, loc, va, vb))
+  else if (op == "maximum" || op == "maxnum")
+    r = f ? (op == "maximum" ? Value(arith::MaximumFOp::create(ob, loc, va, vb))
+                             : Value(arith::MaxNumFOp::create(ob, loc, va, vb)))
         : sgn ? Value(arith::MaxSIOp::create(ob, loc, va, vb))
               : Value(arith::MaxUIOp::create(ob, loc, va, vb));
   else
@@ -1162,8 +1166,9 @@ Handle frontend::Builder::reduce(const Handle &value, int axis,
   std::string op = llvm::StringSwitch<std::string>(kind)
                        .Case("sum", "add")
                        .Case("prod", "mul")
-                       .Case("max", "maximum")
-                       .Case("min", "minimum")
+                       // As Triton's tl.max/tl.min: NaNs are passed over.
+                       .Case("max", "maxnum")
+                       .Case("min", "minnum")
                        .Case("xor_sum", "xor")
                        .Default("");
   if (op.empty())

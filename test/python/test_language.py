@@ -256,6 +256,48 @@ def test_where_clamp_fma(device, rng):
 
 
 @tessera.jit
+def nan_kernel(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr, PROPAGATE: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    if PROPAGATE:
+        hi = tl.maximum(x, y, propagate_nan=tl.PropagateNan.ALL)
+        lo = tl.minimum(x, y, propagate_nan=tl.PropagateNan.ALL)
+        clamped = tl.clamp(x, -1.0, 1.0, propagate_nan=tl.PropagateNan.ALL)
+    else:
+        hi = tl.maximum(x, y)
+        lo = tl.minimum(x, y)
+        clamped = tl.clamp(x, -1.0, 1.0)
+    tl.store(out_ptr + offs, hi)
+    tl.store(out_ptr + BLOCK + offs, lo)
+    tl.store(out_ptr + 2 * BLOCK + offs, clamped)
+    tl.store(out_ptr + 3 * BLOCK, tl.max(x, 0))
+    tl.store(out_ptr + 3 * BLOCK + 1, tl.min(x, 0))
+
+
+@pytest.mark.parametrize("propagate", [False, True])
+def test_nan_operands(device, rng, propagate):
+    """As in Triton: tl.maximum, tl.minimum and tl.clamp give the other
+    operand where one is NaN (PropagateNan.NONE, the default) or NaN
+    (PropagateNan.ALL); tl.max and tl.min pass NaNs over."""
+    x = make(rng, "float32", 64, -5, 5)
+    y = make(rng, "float32", 64, -5, 5)
+    x[::3] = np.nan
+    y[1::5] = np.nan
+    out = np.zeros(4 * 64, np.float32)
+    nan_kernel[(1,)](x, y, out, BLOCK=64, PROPAGATE=propagate)
+    if propagate:
+        hi, lo, clamped = np.maximum(x, y), np.minimum(x, y), np.clip(x, -1.0, 1.0)
+    else:
+        hi, lo = np.fmax(x, y), np.fmin(x, y)
+        clamped = np.fmin(np.fmax(x, -1.0), 1.0)
+    np.testing.assert_array_equal(out[:64], hi)
+    np.testing.assert_array_equal(out[64:128], lo)
+    np.testing.assert_array_equal(out[128:192], clamped)
+    assert out[192] == np.nanmax(x) and out[193] == np.nanmin(x)
+
+
+@tessera.jit
 def dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
     m = tl.arange(0, M)
     n = tl.arange(0, N)

@@ -11,7 +11,7 @@ from .standard import (abs, arange, argmax, argmin, associative_scan, atomic_add
                        expand_dims, fdiv, floor, fma, full, full_like, interleave, join, load, log,
                        log2,
                        max, max_constancy, max_contiguous, maximum, min, minimum, multiple_of,
-                       num_programs, permute, program_id, range, ravel, reduce, reshape, rsqrt,
+                       num_programs, permute, program_id, PropagateNan, range, ravel, reduce, reshape, rsqrt,
                        sigmoid, sin, softmax, split, sqrt, sqrt_rn, static_assert, static_print,
                        static_range, store, sum, swizzle2d, trans, umulhi, view, where, xor_sum,
                        zeros,

@@ -8,6 +8,7 @@ constants.
 from __future__ import annotations
 
 import builtins
+import enum
 
 from .core import (CompilationError, _binary, _builder, _frontend_error, _state, _unwrap, float32,
                    tensor, to_tensor)
@@ -194,16 +195,33 @@ def where(condition, x, y):
     return tensor(_call("where", _t(condition).handle, _t(x).handle, _t(y).handle, weak_x, weak_y))
 
 
-def minimum(x, y, propagate_nan=None):
-    return _binary("minimum", x, y)
+class PropagateNan(enum.Enum):
+    """What tl.minimum, tl.maximum and tl.clamp give where a float operand
+    is NaN: the other operand (NONE, the default) or NaN (ALL)."""
+    NONE = 0
+    ALL = 0xFFFF
 
 
-def maximum(x, y, propagate_nan=None):
-    return _binary("maximum", x, y)
+def _nan_op(name, propagate_nan):
+    propagate_nan = _unwrap(propagate_nan)
+    if propagate_nan is None or propagate_nan == PropagateNan.NONE:
+        return name[:3] + "num"
+    if propagate_nan == PropagateNan.ALL:
+        return name
+    raise _frontend_error(f"{name}: propagate_nan must be a tl.PropagateNan, "
+                          f"not {propagate_nan!r}")
 
 
-def clamp(x, min, max, propagate_nan=None):
-    return minimum(maximum(x, min), max)
+def minimum(x, y, propagate_nan=PropagateNan.NONE):
+    return _binary(_nan_op("minimum", propagate_nan), x, y)
+
+
+def maximum(x, y, propagate_nan=PropagateNan.NONE):
+    return _binary(_nan_op("maximum", propagate_nan), x, y)
+
+
+def clamp(x, min, max, propagate_nan=PropagateNan.NONE):
+    return minimum(maximum(x, min, propagate_nan), max, propagate_nan)
 
 
 def fma(x, y, z):
