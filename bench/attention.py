@@ -15,6 +15,7 @@ times the vector add.
 """
 
 import argparse
+import functools
 import importlib
 import json
 import math
@@ -200,28 +201,22 @@ def operands(torch, B, H, N, D):
 
 
 def run_triton_child(cases):
-    """The child: upstream Triton only, over `cases` ([B, H, N, D, causal]);
-    its figures, and the errors of the cases that failed, as JSON on the
-    last line."""
+    """The child: upstream Triton only, over `cases` ([B, H, N, D, causal])
+    (common.report_to_parent)."""
     import torch
-    from common import bench
+    from common import bench, report_to_parent
     theirs = kernels_of("triton")
-    figures, errors = {}, {}
-    for B, H, N, D, causal in cases:
-        name = name_of(B, H, N, D, causal)
-        figures[name] = None
-        try:
-            q, k, v = operands(torch, B, H, N, D)
-            o = torch.empty_like(q)
-            ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
-            torch.testing.assert_close(attention(theirs.tuned, q, k, v, o, causal), ref,
-                                       atol=1e-2, rtol=1e-2)
-            ms = bench(lambda: attention(theirs.tuned, q, k, v, o, causal))
-            figures[name] = flops(B, H, N, D, causal) / ms / 1e9
-        except Exception as e:  # reported by the parent, which goes on
-            lines = str(e).strip().splitlines()
-            errors[name] = f"{type(e).__name__}: {lines[-1] if lines else ''}"
-    print(json.dumps({"figures": figures, "errors": errors}))
+
+    def measure(B, H, N, D, causal):
+        q, k, v = operands(torch, B, H, N, D)
+        o = torch.empty_like(q)
+        ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        torch.testing.assert_close(attention(theirs.tuned, q, k, v, o, causal), ref,
+                                   atol=1e-2, rtol=1e-2)
+        return flops(B, H, N, D, causal) / bench(lambda: attention(theirs.tuned, q, k, v, o,
+                                                                   causal)) / 1e9
+
+    report_to_parent((name_of(*case), functools.partial(measure, *case)) for case in cases)
 
 
 def self_check():

@@ -67,6 +67,21 @@ def mma_sync_child(script, cases):
     return {}, "triton-sm80"
 
 
+def report_to_parent(measures):
+    """The child's side of mma_sync_child: runs each (case, measure) of
+    `measures`, `measure()` giving the case's figure, and prints the figures
+    and the errors of the cases that failed as JSON on the last line."""
+    figures, errors = {}, {}
+    for case, measure in measures:
+        figures[case] = None
+        try:
+            figures[case] = measure()
+        except Exception as e:  # reported by the parent, which goes on
+            lines = str(e).strip().splitlines()
+            errors[case] = f"{type(e).__name__}: {lines[-1] if lines else ''}"
+    print(json.dumps({"figures": figures, "errors": errors}))
+
+
 def bench(fn, warmup=25, rep=100):
     """Mean milliseconds of `fn` on the current stream, the L2 cache flushed
     before each run."""

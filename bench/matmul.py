@@ -16,6 +16,7 @@ in place of wgmma, and the column says "triton-mmav2".
 """
 
 import argparse
+import functools
 import importlib
 import json
 import os
@@ -173,24 +174,19 @@ def name_of(label, M, N, K):
 
 
 def run_triton_child(cases):
-    """The child: upstream Triton only; its figures, and the errors of the
-    cases that failed, as JSON on the last line."""
+    """The child: upstream Triton only (common.report_to_parent)."""
     import torch
-    from common import bench
+    from common import bench, report_to_parent
     theirs = kernels_of("triton")
-    figures, errors = {}, {}
-    for label, dtype, shapes in cases:
-        for M, N, K in shapes:
-            name = name_of(label, M, N, K)
-            figures[name] = None
-            try:
-                a, b, c = operands(torch, dtype, M, N, K)
-                check(torch, name, matmul(theirs.tuned, a, b, c), reference(torch, a, b))
-                figures[name] = tflops(M, N, K, bench(lambda: matmul(theirs.tuned, a, b, c)))
-            except Exception as e:  # reported by the parent, which goes on
-                lines = str(e).strip().splitlines()
-                errors[name] = f"{type(e).__name__}: {lines[-1] if lines else ''}"
-    print(json.dumps({"figures": figures, "errors": errors}))
+
+    def measure(label, dtype, M, N, K):
+        a, b, c = operands(torch, dtype, M, N, K)
+        check(torch, name_of(label, M, N, K), matmul(theirs.tuned, a, b, c),
+              reference(torch, a, b))
+        return tflops(M, N, K, bench(lambda: matmul(theirs.tuned, a, b, c)))
+
+    report_to_parent((name_of(label, M, N, K), functools.partial(measure, label, dtype, M, N, K))
+                     for label, dtype, shapes in cases for M, N, K in shapes)
 
 
 def self_check():
