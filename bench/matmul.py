@@ -2,7 +2,9 @@
 (torch.matmul; torch._scaled_mm for fp8) and upstream Triton, running one
 kernel source (Triton's tutorial 03 matmul) autotuned by each DSL over the
 tutorial's CUDA configs; fp16 and bf16 at 1024^3, 4096^3, 8192^3 and
-16384x1024x1024, fp8 e4m3 at 4096^3 with B K-major as the tutorial passes it.
+16384x1024x1024, fp8 e4m3 at 4096^3 with B K-major as the tutorial passes it;
+then the cold compile (the first launch in a fresh process, empty cache) of
+the tutorial's first config.
 
 Upstream Triton on mma.sync is timed too ("triton-sm80"): a child process of
 this script with TRITON_OVERRIDE_ARCH=sm80, which Triton reads when it
@@ -24,7 +26,7 @@ import sys
 import tempfile
 import warnings
 
-from common import kernels, mma_sync_child
+from common import child_ms, kernels, mma_sync_child
 
 # The kernel is written once, as Triton users write it; kernels_of(dsl) runs
 # this file again as a module with `tl` and `jit` bound to Tessera's or to
@@ -165,6 +167,37 @@ def cublas(torch, a, b):
     return run
 
 
+# The fixed config whose cold compile is timed: the tutorial's first.
+COLD_CONFIG = {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8,
+               "num_stages": 3, "num_warps": 8}
+
+COLD_CHILD = r"""
+import sys, time
+sys.path.insert(0, {bench!r})
+import torch
+from matmul import COLD_CONFIG, kernels_of, matmul, operands, reference, check
+k = kernels_of({dsl!r})
+if k is None:
+    sys.exit(3)  # not installed
+a, b, c = operands(torch, "float16", 512, 512, 512)
+torch.cuda.synchronize()
+start = time.perf_counter()
+matmul(k.matmul_kernel, a, b, c, **COLD_CONFIG)
+torch.cuda.synchronize()
+print((time.perf_counter() - start) * 1e3)
+check(torch, "cold compile", c, reference(torch, a, b))
+"""
+
+
+def cold_compile_ms(dsl):
+    """The first launch's milliseconds of the fp16 kernel in COLD_CONFIG, in
+    a fresh process with an empty cache; None where `dsl` is not
+    installed."""
+    code = COLD_CHILD.format(bench=os.path.dirname(os.path.abspath(__file__)), dsl=dsl)
+    with tempfile.TemporaryDirectory() as cache:
+        return child_ms(dsl, code, cache)
+
+
 def tflops(M, N, K, ms):
     return 2 * M * N * K / ms / 1e9
 
@@ -262,6 +295,8 @@ def main():
                 refs[column] = mma_sync.get(name)
             ms = bench(lambda: matmul(ours.tuned, a, b, c))
             report(name, "TFLOP/s", tflops(M, N, K, ms), refs)
+    report("cold compile + first launch, fp16 128x256x64", "ms", cold_compile_ms("tessera"),
+           {"triton": cold_compile_ms("triton") if theirs is not None else None})
 
 
 if __name__ == "__main__":
