@@ -139,12 +139,66 @@ TEST(MmaLayout, AttributeParsesVerifiesAndGivesItsLayouts) {
   auto operand = DotOperandLayoutAttr::get(&context, 1, mma, 4);
   EXPECT_EQ(operand.toLinearLayout({64, 32}),
             mmaV2OperandLayout({64, 32}, {2, 2}, 1, 4));
-  // Version 3 belongs to wgmma, which this layout does not describe yet.
-  context.getDiagEngine().registerHandler([](Diagnostic &) {});
-  EXPECT_FALSE(parseAttribute(
-      "#tile_nvidia.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, "
-      "8]}>",
+  auto wgmma = dyn_cast_if_present<MmaLayoutAttr>(parseAttribute(
+      "#tile_nvidia.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [16, "
+      "128, 16]}>",
       &context));
+  ASSERT_TRUE(wgmma);
+  EXPECT_EQ(wgmma.toLinearLayout({128, 128}), mmaV3Layout({128, 128}, {8, 1}, 128));
+  EXPECT_EQ(DotOperandLayoutAttr::get(&context, 0, wgmma, 2).toLinearLayout({128, 64}),
+            mmaV3OperandLayout({128, 64}, {8, 1}, 2));
+  // wgmma needs whole warpgroups along M, and its own instruction shape.
+  context.getDiagEngine().registerHandler([](Diagnostic &) {});
+  for (const char *bad :
+       {"#tile_nvidia.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 8]}>",
+        "#tile_nvidia.mma<{version = 3, warpsPerCTA = [2, 2], instrShape = [16, 64, 16]}>",
+        "#tile_nvidia.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [16, 96, 16]}>",
+        "#tile_nvidia.mma<{version = 4, warpsPerCTA = [4, 1], instrShape = [16, 8]}>"})
+    EXPECT_FALSE(parseAttribute(bad, &context)) << bad;
+}
+
+/// The PTX ISA's wgmma m64nNk D fragment: thread `tid` of the warpgroup
+/// holds, in register i, row 16 (tid / 32) + g + 8 ((i / 2) % 2), column
+/// 8 (i / 4) + 2t + i % 2.
+Coord wgmmaD(int32_t tid, int32_t i) {
+  int32_t warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
+  return {16 * warp + g + 8 * ((i / 2) % 2), 8 * (i / 4) + 2 * t + i % 2};
+}
+
+TEST(MmaLayout, WgmmaMatchesThePtxFragmentTable) {
+  for (int32_t n : {8, 64, 256}) {
+    LinearLayout d = mmaV3Layout({64, n}, {4, 1}, n);
+    ASSERT_EQ(d.getInDimSize(kRegister), n / 2);
+    for (int32_t tid = 0; tid < 128; ++tid)
+      for (int32_t i = 0; i < n / 2; ++i)
+        EXPECT_EQ(apply(d, i, tid % 32, tid / 32), wgmmaD(tid, i))
+            << "n " << n << " thread " << tid << " register " << i;
+  }
+}
+
+TEST(MmaLayout, WgmmaWarpgroupsStackAlongMThenN) {
+  // 8 warps as [4, 2] on 128x128 with 64-wide instructions: warpgroup 0
+  // takes columns 0-63, warpgroup 1 columns 64-127, each repeating its 64
+  // rows twice in registers.
+  LinearLayout d = mmaV3Layout({128, 128}, {4, 2}, 64);
+  EXPECT_TRUE(d.isInvertible());
+  EXPECT_EQ(d.getInDimSize(kRegister), 64);
+  for (int32_t warp = 0; warp < 8; ++warp)
+    for (int32_t lane = 0; lane < 32; ++lane) {
+      Coord at = apply(d, 0, lane, warp);
+      Coord expected = wgmmaD((warp % 4) * 32 + lane, 0);
+      EXPECT_EQ(at, Coord(expected.first, expected.second + 64 * (warp / 4)));
+      EXPECT_EQ(apply(d, 32, lane, warp).first, at.first + 64);
+    }
+  // Register A: warp w of a warpgroup holds rows 16w.. as mma.sync's A;
+  // the warpgroups along N hold the same.
+  LinearLayout a = mmaV3OperandLayout({64, 16}, {4, 2}, 2);
+  for (int32_t warp = 0; warp < 8; ++warp)
+    for (int32_t lane = 0; lane < 32; ++lane)
+      for (int32_t i = 0; i < 8; ++i) {
+        Coord pa = ptxA(2, lane, i);
+        EXPECT_EQ(apply(a, i, lane, warp), Coord(pa.first + 16 * (warp % 4), pa.second));
+      }
 }
 
 } // namespace

@@ -27,18 +27,41 @@ struct BasesOf {
   void stay() { in.bases.push_back(std::vector<int32_t>(rank, 0)); }
 };
 
-/// Warps tile the per-warp tile `warpTile` (one size per dimension) N
-/// fastest, then M, then batch; warps along a dimension `warpTile` gives 0
-/// for hold the same elements.
+/// Warps tile the per-warp tile `warpTile` (one size per dimension) along
+/// the dimensions in `order`, the first fastest (mma.sync: N, then M, then
+/// batch; wgmma: M, then N); warps along a dimension `warpTile` gives 0 for
+/// hold the same elements.
 void addWarps(BasesOf &warps, ArrayRef<unsigned> warpsPerCTA,
-              ArrayRef<int32_t> warpTile) {
-  for (unsigned d = warpsPerCTA.size(); d-- > 0;)
+              ArrayRef<int32_t> warpTile, ArrayRef<unsigned> order) {
+  for (unsigned d : order)
     for (unsigned bit = 0; bit < llvm::Log2_32(warpsPerCTA[d]); ++bit) {
       if (warpTile[d] == 0)
         warps.stay();
       else
         warps.step(d, warpTile[d] << bit);
     }
+}
+
+/// Dimensions from the last (N) to the first.
+llvm::SmallVector<unsigned, 3> nFastest(unsigned rank) {
+  llvm::SmallVector<unsigned, 3> order;
+  for (unsigned d = rank; d-- > 0;)
+    order.push_back(d);
+  return order;
+}
+
+/// A's registers and lanes in one warp's 16 rows (mma.sync's A fragment).
+void addOperandA(BasesOf &registers, BasesOf &lanes, unsigned m, unsigned k,
+                 unsigned kWidth) {
+  for (unsigned i = 1; i < kWidth; i *= 2)
+    registers.step(k, i);
+  lanes.step(k, kWidth);
+  lanes.step(k, 2 * kWidth);
+  lanes.step(m, 1);
+  lanes.step(m, 2);
+  lanes.step(m, 4);
+  registers.step(m, 8);
+  registers.step(k, 4 * kWidth);
 }
 
 LinearLayout finish(unsigned rank, BasesOf &registers, BasesOf &lanes,
@@ -66,7 +89,7 @@ LinearLayout nvidia::mmaV2Layout(ArrayRef<int64_t> shape,
   llvm::SmallVector<int32_t, 3> warpTile(rank, 1);
   warpTile[m] = 16;
   warpTile[n] = 8;
-  addWarps(warps, warpsPerCTA, warpTile);
+  addWarps(warps, warpsPerCTA, warpTile, nFastest(rank));
   return finish(rank, registers, lanes, warps, shape);
 }
 
@@ -81,19 +104,53 @@ LinearLayout nvidia::mmaV2OperandLayout(ArrayRef<int64_t> shape,
   unsigned k = opIdx == 0 ? n : m, outer = opIdx == 0 ? m : n;
   BasesOf registers{rank, {kRegister, {}}}, lanes{rank, {kLane, {}}},
       warps{rank, {kWarp, {}}};
-  for (unsigned i = 1; i < kWidth; i *= 2)
-    registers.step(k, i);
-  lanes.step(k, kWidth);
-  lanes.step(k, 2 * kWidth);
-  lanes.step(outer, 1);
-  lanes.step(outer, 2);
-  lanes.step(outer, 4);
-  if (opIdx == 0)
-    registers.step(outer, 8);
-  registers.step(k, 4 * kWidth);
+  if (opIdx == 0) {
+    addOperandA(registers, lanes, outer, k, kWidth);
+  } else {
+    for (unsigned i = 1; i < kWidth; i *= 2)
+      registers.step(k, i);
+    lanes.step(k, kWidth);
+    lanes.step(k, 2 * kWidth);
+    lanes.step(outer, 1);
+    lanes.step(outer, 2);
+    lanes.step(outer, 4);
+    registers.step(k, 4 * kWidth);
+  }
   llvm::SmallVector<int32_t, 3> warpTile(rank, 1);
   warpTile[outer] = opIdx == 0 ? 16 : 8;
   warpTile[k] = 0;
-  addWarps(warps, warpsPerCTA, warpTile);
+  addWarps(warps, warpsPerCTA, warpTile, nFastest(rank));
   return finish(rank, registers, lanes, warps, shape);
+}
+
+LinearLayout nvidia::mmaV3Layout(ArrayRef<int64_t> shape,
+                                 ArrayRef<unsigned> warpsPerCTA,
+                                 unsigned instrN) {
+  assert(shape.size() == 2 && warpsPerCTA.size() == 2);
+  assert(warpsPerCTA[0] % 4 == 0 && instrN >= 8 && llvm::isPowerOf2_32(instrN));
+  BasesOf registers{2, {kRegister, {}}}, lanes{2, {kLane, {}}},
+      warps{2, {kWarp, {}}};
+  registers.step(1, 1);
+  lanes.step(1, 2);
+  lanes.step(1, 4);
+  lanes.step(0, 1);
+  lanes.step(0, 2);
+  lanes.step(0, 4);
+  registers.step(0, 8);
+  for (unsigned column = 8; column < instrN; column *= 2)
+    registers.step(1, column);
+  addWarps(warps, warpsPerCTA, {16, int32_t(instrN)}, {0, 1});
+  return finish(2, registers, lanes, warps, shape);
+}
+
+LinearLayout nvidia::mmaV3OperandLayout(ArrayRef<int64_t> shape,
+                                        ArrayRef<unsigned> warpsPerCTA,
+                                        unsigned kWidth) {
+  assert(shape.size() == 2 && warpsPerCTA.size() == 2);
+  assert(llvm::isPowerOf2_32(kWidth));
+  BasesOf registers{2, {kRegister, {}}}, lanes{2, {kLane, {}}},
+      warps{2, {kWarp, {}}};
+  addOperandA(registers, lanes, 0, 1, kWidth);
+  addWarps(warps, warpsPerCTA, {16, 0}, {0, 1});
+  return finish(2, registers, lanes, warps, shape);
 }

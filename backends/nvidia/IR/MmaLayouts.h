@@ -30,6 +30,23 @@ LinearLayout mmaV2OperandLayout(llvm::ArrayRef<int64_t> shape,
                                 llvm::ArrayRef<unsigned> warpsPerCTA,
                                 unsigned opIdx, unsigned kWidth);
 
+/// The result of Hopper's `wgmma` m64nNk instructions (N = `instrN`) tiled
+/// over `warpsPerCTA` warps ([M, N]; a multiple of 4 along M: each 4 are a
+/// warpgroup) and repeated in registers over `shape`: per warp, register 0
+/// steps column 1, lanes 0-1 columns 2 and 4, lanes 2-4 rows 1, 2, 4,
+/// register 1 row 8, further registers columns 8, 16, ... N/2; warps step
+/// rows by 16 (the 4 warps of a warpgroup hold its 64 rows), then columns
+/// by N.
+LinearLayout mmaV3Layout(llvm::ArrayRef<int64_t> shape,
+                         llvm::ArrayRef<unsigned> warpsPerCTA, unsigned instrN);
+
+/// Operand A (MxK) of such an instruction from registers, `kWidth` K
+/// elements a 32-bit register: each warp holds its 16 rows as in
+/// mmaV2OperandLayout, warps along N hold the same.
+LinearLayout mmaV3OperandLayout(llvm::ArrayRef<int64_t> shape,
+                                llvm::ArrayRef<unsigned> warpsPerCTA,
+                                unsigned kWidth);
+
 } // namespace mlir::tile::nvidia
 
 #endif // TESSERA_BACKENDS_NVIDIA_IR_MMALAYOUTS_H

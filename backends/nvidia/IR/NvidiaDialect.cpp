@@ -48,18 +48,29 @@ LogicalResult
 MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                       unsigned version, ArrayRef<unsigned> warpsPerCTA,
                       ArrayRef<unsigned> instrShape) {
-  if (version != 2)
+  if (version != 2 && version != 3)
     return emitError() << "mma version " << version
-                       << " is not supported (2: mma.sync)";
+                       << " is not supported (2: mma.sync, 3: wgmma)";
   if (warpsPerCTA.size() != 2 && warpsPerCTA.size() != 3)
     return emitError() << "an mma layout is for rank 2 or 3, got "
                        << warpsPerCTA.size() << " warpsPerCTA entries";
   for (unsigned w : warpsPerCTA)
     if (!llvm::isPowerOf2_32(w))
       return emitError() << "warpsPerCTA must hold powers of two, got " << w;
-  if (instrShape != ArrayRef<unsigned>{16, 8})
-    return emitError() << "mma version 2 computes [16, 8] tiles: instrShape "
-                          "must be [16, 8]";
+  if (version == 2) {
+    if (instrShape != ArrayRef<unsigned>{16, 8})
+      return emitError() << "mma version 2 computes [16, 8] tiles: "
+                            "instrShape must be [16, 8]";
+    return success();
+  }
+  if (warpsPerCTA.size() != 2 || warpsPerCTA[0] % 4 != 0)
+    return emitError() << "mma version 3 is for rank 2 with whole "
+                          "warpgroups along M: warpsPerCTA must be [4k, n]";
+  if (instrShape.size() != 3 || instrShape[0] != 16 || instrShape[1] < 8 ||
+      instrShape[1] > 256 || !llvm::isPowerOf2_32(instrShape[1]) ||
+      !llvm::is_contained({8u, 16u, 32u}, instrShape[2]))
+    return emitError() << "mma version 3 computes [16, N, K] tiles a warp "
+                          "(N a power of two from 8 to 256, K 8, 16 or 32)";
   return success();
 }
 
@@ -73,12 +84,18 @@ LogicalResult MmaLayoutAttr::verifyEncoding(
 }
 
 LinearLayout MmaLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  if (getVersion() == 3)
+    return mmaV3Layout(shape, getWarpsPerCTA(), getInstrShape()[1]);
   return mmaV2Layout(shape, getWarpsPerCTA());
 }
 
 LinearLayout MmaLayoutAttr::toDotOperandLinearLayout(ArrayRef<int64_t> shape,
                                                      unsigned opIdx,
                                                      unsigned kWidth) const {
+  // wgmma takes A from registers; B always comes from shared memory, and
+  // its registers are mma.sync's.
+  if (getVersion() == 3 && opIdx == 0)
+    return mmaV3OperandLayout(shape, getWarpsPerCTA(), std::max(1u, kWidth));
   return mmaV2OperandLayout(shape, getWarpsPerCTA(), opIdx,
                             std::max(1u, kWidth));
 }

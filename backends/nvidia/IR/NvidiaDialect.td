@@ -34,12 +34,20 @@ def TileNvidia_MmaLayoutAttr : AttrDef<TileNvidia_Dialect, "MmaLayout", [
     warps over the (batch,) M and N dimensions, N fastest; larger tensors
     repeat the warps' tile in registers.
 
+    Version 3 is Hopper's `wgmma` (sm_90a): a warpgroup of 4 warps computes
+    a 64xN tile, `instrShape` = [16, N, K] being one warp's share (N a power
+    of two up to 256, K = 256 / the operands' bit width). Per warp, lane
+    4g + t holds rows g and g + 8 of columns 8i + 2t and 8i + 2t + 1 for
+    every i; `warpsPerCTA` = [M, N] arranges the warps M fastest, a multiple
+    of 4 along M.
+
     Operands of a dot in this layout are `#tile.dot_operand` layouts with it
     as parent, where `kWidth` is the number of consecutive K elements a
     32-bit register packs (2 for 16-bit types, 1 for tf32, 4 for 8-bit).
 
     ```mlir
     #tile_nvidia.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+    #tile_nvidia.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [16, 256, 16]}>
     ```
   }];
   let parameters = (ins "unsigned":$version,
