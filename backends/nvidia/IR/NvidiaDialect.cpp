@@ -19,6 +19,9 @@ using namespace mlir::tile::nvidia;
 #define GET_ATTRDEF_CLASSES
 #include "backends/nvidia/IR/NvidiaAttrs.cpp.inc"
 
+#define GET_OP_CLASSES
+#include "backends/nvidia/IR/NvidiaOps.cpp.inc"
+
 namespace {
 /// Tensor-core layouts print once, as `#mma = #tile_nvidia.mma<...>`.
 struct NvidiaOpAsmInterface : public OpAsmDialectInterface {
@@ -36,6 +39,10 @@ void TileNvidiaDialect::initialize() {
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "backends/nvidia/IR/NvidiaAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "backends/nvidia/IR/NvidiaOps.cpp.inc"
       >();
   addInterfaces<NvidiaOpAsmInterface>();
 }
@@ -107,4 +114,71 @@ unsigned MmaLayoutAttr::getNumWarps() const {
   for (unsigned w : getWarpsPerCTA())
     warps *= w;
   return warps;
+}
+
+//===----------------------------------------------------------------------===//
+// WarpGroupDotOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult WarpGroupDotOp::verify() {
+  auto c = getC().getType();
+  auto mma = dyn_cast_if_present<MmaLayoutAttr>(c.getEncoding());
+  if (!mma || mma.getVersion() != 3)
+    return emitOpError() << "the accumulator must have a version-3 "
+                            "#tile_nvidia.mma layout, got "
+                         << c;
+  auto aMemory = dyn_cast<MemDescType>(getA().getType());
+  auto bMemory = cast<MemDescType>(getB().getType());
+  ArrayRef<int64_t> a = aMemory ? aMemory.getShape()
+                                : cast<RankedTensorType>(getA().getType()).getShape();
+  ArrayRef<int64_t> b = bMemory.getShape();
+  if (a.size() != 2 || b.size() != 2 || c.getRank() != 2)
+    return emitOpError() << "operands must be 2-D";
+  if (a[1] != b[0] || c.getShape()[0] != a[0] || c.getShape()[1] != b[1])
+    return emitOpError() << "a is " << a[0] << "x" << a[1] << ", b " << b[0]
+                         << "x" << b[1] << " and c " << c.getShape()[0] << "x"
+                         << c.getShape()[1] << ": they do not multiply";
+  Type aElem = aMemory ? aMemory.getElementType()
+                       : cast<RankedTensorType>(getA().getType()).getElementType();
+  Type bElem = bMemory.getElementType(), cElem = c.getElementType();
+  auto isFloat8 = llvm::IsaPred<Float8E4M3FNType, Float8E5M2Type>;
+  if (aElem != bElem && !(isFloat8(aElem) && isFloat8(bElem)))
+    return emitOpError() << "a and b have different element types " << aElem
+                         << " and " << bElem;
+  if (!(cElem.isF32() || cElem.isInteger(32)) ||
+      isa<IntegerType>(aElem) != isa<IntegerType>(cElem))
+    return emitOpError() << "the accumulator must be f32 (i32 for integer "
+                            "inputs), got "
+                         << cElem;
+  if (aElem.isF32() && getPrecision() != InputPrecision::tf32)
+    return emitOpError() << "fp32 inputs are multiplied as tf32: precision "
+                            "must be tf32";
+  bool sixteenBit = aElem.getIntOrFloatBitWidth() == 16;
+  // A is MxK, B KxN; the contiguous dimension of a K-major operand is K.
+  auto checkShared = [&](MemDescType type, StringRef name,
+                         bool kIsDimZero) -> LogicalResult {
+    auto nvmma = dyn_cast<NVMMASharedLayoutAttr>(type.getEncoding());
+    if (!nvmma || nvmma.getSwizzlingByteWidth() < 32)
+      return emitOpError() << name
+                           << " must be in a #tile.nvmma_shared layout with a "
+                              "32, 64 or 128-byte swizzle, got "
+                           << type;
+    bool kMajor = nvmma.getTransposed() == kIsDimZero;
+    if (!kMajor && !sixteenBit)
+      return emitOpError() << name << ": " << aElem
+                           << " operands must have K contiguous";
+    return success();
+  };
+  if (aMemory) {
+    if (failed(checkShared(aMemory, "a", false)))
+      return failure();
+  } else {
+    auto layout = dyn_cast_if_present<DotOperandLayoutAttr>(
+        cast<RankedTensorType>(getA().getType()).getEncoding());
+    if (!layout || layout.getOpIdx() != 0 || layout.getParent() != mma)
+      return emitOpError() << "a in registers must have the "
+                              "#tile.dot_operand layout of operand 0 of "
+                           << mma;
+  }
+  return checkShared(bMemory, "b", true);
 }

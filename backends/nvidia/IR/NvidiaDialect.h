@@ -4,12 +4,17 @@
 #define TESSERA_BACKENDS_NVIDIA_IR_NVIDIADIALECT_H
 
 #include "ir/Layout/LayoutAttrs.h"
+#include "ir/Tile/TileOps.h"
 
 #include "mlir/IR/Dialect.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "backends/nvidia/IR/NvidiaDialect.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "backends/nvidia/IR/NvidiaAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "backends/nvidia/IR/NvidiaOps.h.inc"
 
 #endif // TESSERA_BACKENDS_NVIDIA_IR_NVIDIADIALECT_H
