@@ -474,6 +474,7 @@ LogicalResult mlir::tile::lowerToLLVM(ModuleOp module,
                           << target.getWarpSize();
   unsigned numWarps = numWarpsAttr.getInt();
 
+  // Aligned for the buffers that need it most (SharedMemoryAllocation.cpp).
   StringRef sharedSymbol = "tessera_shared";
   {
     OpBuilder b(context);
@@ -481,7 +482,7 @@ LogicalResult mlir::tile::lowerToLLVM(ModuleOp module,
     LLVM::GlobalOp::create(
         b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), 0),
         /*isConstant=*/false, LLVM::Linkage::External, sharedSymbol,
-        Attribute(), /*alignment=*/16, target.getSharedAddressSpace());
+        Attribute(), /*alignment=*/1024, target.getSharedAddressSpace());
   }
 
   // Tensors to registers.

@@ -13,6 +13,7 @@
 #include "backends/common/Lowering.h"
 #include "backends/common/Passes.h"
 
+#include "ir/Layout/LayoutAttrs.h"
 #include "ir/Tile/TileOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -23,8 +24,14 @@ using namespace mlir::tile;
 
 namespace {
 
-/// Buffers start on 128-byte boundaries, as swizzled layouts assume.
-constexpr int64_t kBufferAlignment = 128;
+/// Buffers start on 128-byte boundaries, as swizzled layouts assume; an
+/// NVMMA layout's on a whole repeat of its swizzle (8 rows of it: 1024
+/// bytes for 128-byte rows), since wgmma and TMA swizzle the address bits.
+int64_t bufferAlignment(MemDescType type) {
+  if (auto nvmma = dyn_cast<NVMMASharedLayoutAttr>(type.getEncoding()))
+    return std::max<int64_t>(128, 8 * nvmma.getSwizzlingByteWidth());
+  return 128;
+}
 
 int64_t alignTo(int64_t value, int64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
@@ -115,7 +122,8 @@ void allocateFunction(func::FuncOp func, int64_t &buffersEnd,
       for (Buffer *other : placed)
         if (buffer->overlaps(*other) && offset < other->offset + other->bytes &&
             other->offset < offset + buffer->bytes) {
-          offset = alignTo(other->offset + other->bytes, kBufferAlignment);
+          offset = alignTo(other->offset + other->bytes,
+                           bufferAlignment(buffer->alloc.getType()));
           moved = true;
         }
     }

@@ -2,6 +2,8 @@
 
 #include "backends/nvidia/Passes.h"
 
+#include "backends/nvidia/IR/NvidiaDialect.h"
+#include "ir/Layout/LayoutAttrs.h"
 #include "ir/Tile/TileOps.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
@@ -106,6 +108,52 @@ SmallVector<unsigned> warpsFor(ArrayRef<int64_t> shape, unsigned numWarps,
   return warps;
 }
 
+/// How `numWarps` warps (a multiple of 4) tile a wgmma dot of `shape`:
+/// warpgroups along M while M has 64 rows for each (all of them when
+/// `chained`), then along N.
+SmallVector<unsigned> warpgroupWarpsFor(ArrayRef<int64_t> shape,
+                                        unsigned numWarps, bool chained) {
+  if (chained)
+    return {numWarps, 1};
+  SmallVector<unsigned> warps{4, 1};
+  while (warps[0] * warps[1] < numWarps) {
+    if (shape[0] > 16 * warps[0])
+      warps[0] *= 2;
+    else
+      warps[1] *= 2;
+  }
+  return warps;
+}
+
+/// The NVMMA layout wgmma reads `tensor` from as `element`s, `kDim` its K
+/// dimension: the tensor's contiguous dimension in its layout
+/// where the instruction may read it so (16-bit types), else K; the widest
+/// swizzle (128, 64 or 32 bytes) that divides that dimension's bytes. None
+/// where the dimension is under 32 bytes.
+NVMMASharedLayoutAttr chooseOperandLayout(RankedTensorType tensor,
+                                          Type element, unsigned kDim) {
+  ArrayRef<int64_t> shape = tensor.getShape();
+  unsigned bits = element.getIntOrFloatBitWidth();
+  unsigned contiguous = kDim;
+  if (bits == 16) {
+    // A blocked layout's fastest dimension, else the one a thread's
+    // registers hold more consecutive elements of.
+    if (auto blocked = dyn_cast<BlockedLayoutAttr>(tensor.getEncoding())) {
+      contiguous = blocked.getOrder()[0];
+    } else if (std::optional<LinearLayout> linear = toLinearLayout(tensor)) {
+      if (linear->getNumConsecutive(kRegister, dimName(1 - kDim)) >
+          linear->getNumConsecutive(kRegister, dimName(kDim)))
+        contiguous = 1 - kDim;
+    }
+  }
+  int64_t bytes = shape[contiguous] * bits / 8;
+  for (unsigned swizzle : {128u, 64u, 32u})
+    if (bytes % swizzle == 0)
+      return NVMMASharedLayoutAttr::get(element.getContext(), swizzle,
+                                        contiguous == 0, bits);
+  return {};
+}
+
 RankedTensorType withLayout(RankedTensorType type, Attribute layout,
                             Type element = {}) {
   return RankedTensorType::get(type.getShape(),
@@ -157,6 +205,9 @@ struct TileNvidiaAssignMmaPass
     auto operands = mmaOperandTypes(dot, computeCapability);
     if (!operands)
       return;
+    if (wgmma && computeCapability >= 90 &&
+        assignWarpgroup(dot, numWarps, *operands))
+      return;
     auto [operand, bOperandType] = *operands;
     RankedTensorType type = dot.getType();
     ArrayRef<int64_t> shape = type.getShape();
@@ -195,6 +246,78 @@ struct TileNvidiaAssignMmaPass
         castAndConvert(b, loc, dot.getD(), element, type.getEncoding());
     for (OpOperand *use : uses)
       use->set(result);
+  }
+
+  /// Rewrites `dot` as a warpgroup dot (wgmma) whose operands are stored to
+  /// shared memory in NVMMA layouts; false, changing nothing, where wgmma
+  /// cannot compute it (batched, M not a multiple of 64, operands whose
+  /// contiguous dimension is under 32 bytes, fp32 as tf32x3, ...).
+  bool assignWarpgroup(DotOp dot, unsigned numWarps,
+                       std::pair<Type, Type> operands) {
+    auto [aElement, bElement] = operands;
+    RankedTensorType type = dot.getType();
+    ArrayRef<int64_t> shape = type.getShape();
+    // The operands as they were before they took the CUDA cores' layouts.
+    auto source = [](Value operand) -> Value {
+      if (auto convert = operand.getDefiningOp<ConvertLayoutOp>())
+        return convert.getSrc();
+      return operand;
+    };
+    Value aSource = source(dot.getA()), bSource = source(dot.getB());
+    auto aType = cast<RankedTensorType>(aSource.getType());
+    auto bType = cast<RankedTensorType>(bSource.getType());
+    if (type.getRank() != 2 || numWarps % 4 != 0 || shape[0] % 64 != 0 ||
+        (aElement.isF32() && dot.getPrecision() != InputPrecision::tf32))
+      return false;
+    int64_t k = aType.getShape()[1];
+    int64_t instrK = instructionK(aElement);
+    SmallVector<unsigned> warps =
+        warpgroupWarpsFor(shape, numWarps, isChained(dot));
+    int64_t instrN = std::min<int64_t>(256, shape[1] / warps[1]);
+    if (k % instrK != 0 || instrN < 8)
+      return false;
+    NVMMASharedLayoutAttr aShared =
+        chooseOperandLayout(aType, aElement, /*kDim=*/1);
+    NVMMASharedLayoutAttr bShared =
+        chooseOperandLayout(bType, bElement, /*kDim=*/0);
+    if (!aShared || !bShared)
+      return false;
+
+    MLIRContext *context = &getContext();
+    auto mma = MmaLayoutAttr::get(context, 3, warps,
+                                  {16, unsigned(instrN), unsigned(instrK)});
+    Type element = type.getElementType();
+    Type accumulator = isa<FloatType>(element)
+                           ? Type(Float32Type::get(context))
+                           : Type(IntegerType::get(context, 32));
+    Location loc = dot.getLoc();
+    OpBuilder b(dot);
+    // Each operand is stored where it is defined, so that one defined
+    // outside a loop (attention's q) is stored once.
+    auto toShared = [&](Value value, Type element, NVMMASharedLayoutAttr layout) {
+      OpBuilder::InsertionGuard guard(b);
+      if (Operation *def = value.getDefiningOp())
+        b.setInsertionPointAfter(def);
+      else
+        b.setInsertionPointToStart(cast<BlockArgument>(value).getOwner());
+      auto tensor = cast<RankedTensorType>(value.getType());
+      value = castAndConvert(b, loc, value, element, tensor.getEncoding());
+      Value stored = LocalAllocOp::create(
+          b, loc, MemDescType::get(tensor.getShape(), element, layout), value);
+      FenceAsyncSharedOp::create(b, loc);
+      return stored;
+    };
+    Value a = toShared(aSource, aElement, aShared);
+    Value bOperand = toShared(bSource, bElement, bShared);
+    Value c = castAndConvert(b, loc, dot.getC(), accumulator, mma);
+    auto warpgroupDot = WarpGroupDotOp::create(
+        b, loc, c.getType(), a, bOperand, c, dot.getPrecision(),
+        /*isAsync=*/false);
+    Value result = castAndConvert(b, loc, warpgroupDot.getD(), element,
+                                  type.getEncoding());
+    dot.replaceAllUsesWith(result);
+    dot.erase();
+    return true;
   }
 };
 } // namespace

@@ -26,11 +26,25 @@ def TileNvidiaAssignMmaPass
       a dot whose result feeds another dot's operand, or whose operand
       comes from another dot (attention), puts them all along M.
 
+    On sm_90a (`compute-capability` 90 with `wgmma`), a dot of M a multiple
+    of 64 whose operands wgmma can read becomes a
+    `tile_nvidia.warpgroup_dot`: each operand is stored with `tile.local_alloc`
+    where it is defined (once, before a loop, for a loop-invariant one), in
+    a `#tile.nvmma_shared` layout of the widest swizzle its contiguous
+    dimension's bytes allow (K for 8- and 32-bit types; 16-bit ones keep
+    the dimension their layout has contiguous), followed by a
+    `tile_nvidia.fence_async_shared`; the result takes a version-3 mma
+    layout, warpgroups along M while there are 64 rows for each (all along
+    M for chained dots), then along N, with instructions as wide as a
+    warpgroup's share of N (at most 256). fp32 needs `precision = tf32`.
+
     Run tile-remove-conversions after it.
   }];
   let options = [
     Option<"computeCapability", "compute-capability", "unsigned",
            /*default=*/"80", "the GPU's compute capability (80 ... 90)">,
+    Option<"wgmma", "wgmma", "bool", /*default=*/"false",
+           "on compute capability 90, compute dots with wgmma">,
   ];
   let dependentDialects = ["::mlir::tile::nvidia::TileNvidiaDialect",
                            "::mlir::arith::ArithDialect"];

@@ -11,7 +11,7 @@
 // local_load 16-byte vector loads of the same addresses; local_dealloc
 // nothing. One 64x64xf16 buffer: 8192 bytes.
 // CHECK: module attributes {{.*}}tile.shared = 8192 : i32
-// CHECK: llvm.mlir.global external @tessera_shared() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// CHECK: llvm.mlir.global external @tessera_shared() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: llvm.func @alloc_store_load
 // CHECK: %[[BASE:.*]] = llvm.mlir.addressof @tessera_shared : !llvm.ptr<3>
 // CHECK-NEXT: nvvm.barrier0
