@@ -500,8 +500,11 @@ LogicalResult mlir::tile::lowerToLLVM(ModuleOp module,
       return converter.isSignatureLegal(func.getFunctionType()) &&
              converter.isLegal(&func.getBody());
     });
-    legal.markUnknownOpDynamicallyLegal(
-        [&](Operation *op) { return converter.isLegal(op); });
+    // Backends' own dialects (tile_nvidia, ...) are lowered here too.
+    legal.markUnknownOpDynamicallyLegal([&](Operation *op) {
+      return !op->getName().getDialectNamespace().starts_with("tile_") &&
+             converter.isLegal(op);
+    });
     RewritePatternSet patterns(context);
     populateTensorOpPatterns(converter, patterns, state);
     populateMemoryOpPatterns(converter, patterns, state);

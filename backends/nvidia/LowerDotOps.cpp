@@ -1,7 +1,9 @@
-//===- LowerDotOps.cpp - tile.dot on the tensor cores (mma.sync) ----------===//
+//===- LowerDotOps.cpp - dots on the tensor cores (mma.sync, wgmma) -------===//
 //
-// A dot in a `#tile_nvidia.mma` layout becomes one `mma.sync` per 16x8 tile
-// of the result and instruction K of the operands. Which register holds
+// A dot in a version-2 `#tile_nvidia.mma` layout becomes one `mma.sync` per
+// 16x8 tile of the result and instruction K of the operands; a warpgroup
+// dot (version 3) one `wgmma` per 64xN tile and K step, its operands read
+// from shared memory through 64-bit matrix descriptors. Which register holds
 // which element comes from the layouts' linear forms: the lane-0 element of
 // each register names it, and the fragment tables say where the
 // instruction wants it (see backends/nvidia/IR/MmaLayouts.h).
@@ -13,9 +15,12 @@
 #include "backends/common/Lowering.h"
 #include "backends/nvidia/IR/NvidiaDialect.h"
 
+#include "ir/Tile/TileOps.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/Matchers.h"
 
 #include <map>
 
@@ -58,6 +63,64 @@ FailureOr<MmaKind> mmaKindOf(Type a, Type b, Type c) {
   int64_t bits = a.getIntOrFloatBitWidth();
   return MmaKind{*aType, *bType, 256 / bits, 32 / bits, c.isInteger(32)};
 }
+
+/// A tensor's registers, found by the element lane 0 holds in them.
+struct Registers {
+  Registers(LinearLayout layout, ValueRange values)
+      : layout(std::move(layout)), values(values) {
+    for (unsigned r = 0, e = numRegisters(this->layout); r < e; ++r)
+      index.emplace(registerCoords(this->layout, r), r);
+  }
+  /// The register holding the element at `coords` in lane 0 of warp 0;
+  /// ~0u where it holds none.
+  unsigned at(ArrayRef<int32_t> coords) const {
+    auto it = index.find(SmallVector<int32_t>(coords));
+    return it == index.end() ? ~0u : it->second;
+  }
+  /// The values of `count` consecutive elements along dimension `along`
+  /// from the one at `coords`; empty where lane 0 lacks one.
+  SmallVector<Value> run(ArrayRef<int32_t> coords, unsigned along,
+                         int64_t count) const {
+    SmallVector<int32_t> at(coords);
+    SmallVector<Value> run;
+    for (int64_t i = 0; i < count; ++i, ++at[along]) {
+      unsigned r = this->at(at);
+      if (r == ~0u)
+        return {};
+      run.push_back(values[r]);
+    }
+    return run;
+  }
+
+  LinearLayout layout;
+  ValueRange values;
+  std::map<SmallVector<int32_t>, unsigned> index;
+};
+
+/// `values` (kWidth consecutive K elements) as the 32-bit register the
+/// instruction takes: f16 pairs as vector<2xf16>, the rest as i32.
+Value pack(OpBuilder &b, Location loc, const MmaKind &kind,
+                  ArrayRef<Value> values) {
+  Type i32 = b.getI32Type();
+  if (values.size() == 1)
+    return LLVM::BitcastOp::create(b, loc, i32, values[0]);
+  Type element = values[0].getType();
+  // fp8 has no LLVM type: its bytes are packed as i8.
+  bool asBytes = isa<Float8E4M3FNType, Float8E5M2Type>(element);
+  if (asBytes)
+    element = b.getI8Type();
+  Value vector =
+      LLVM::PoisonOp::create(b, loc, VectorType::get(values.size(), element));
+  for (auto [i, v] : llvm::enumerate(values)) {
+    Value scalar = asBytes ? arith::BitcastOp::create(b, loc, element, v) : v;
+    vector = LLVM::InsertElementOp::create(
+        b, loc, vector, scalar, i32Constant(b, loc, static_cast<int64_t>(i)));
+  }
+  if (kind.aType == NVVM::MMATypes::f16)
+    return vector;
+  return LLVM::BitcastOp::create(b, loc, i32, vector);
+}
+
 
 class MmaDotPattern : public LoweringPattern<DotOp> {
 public:
@@ -173,63 +236,6 @@ public:
   }
 
 private:
-  /// A tensor's registers, found by the element lane 0 holds in them.
-  struct Registers {
-    Registers(LinearLayout layout, ValueRange values)
-        : layout(std::move(layout)), values(values) {
-      for (unsigned r = 0, e = numRegisters(this->layout); r < e; ++r)
-        index.emplace(registerCoords(this->layout, r), r);
-    }
-    /// The register holding the element at `coords` in lane 0 of warp 0;
-    /// ~0u where it holds none.
-    unsigned at(ArrayRef<int32_t> coords) const {
-      auto it = index.find(SmallVector<int32_t>(coords));
-      return it == index.end() ? ~0u : it->second;
-    }
-    /// The values of `count` consecutive elements along dimension `along`
-    /// from the one at `coords`; empty where lane 0 lacks one.
-    SmallVector<Value> run(ArrayRef<int32_t> coords, unsigned along,
-                           int64_t count) const {
-      SmallVector<int32_t> at(coords);
-      SmallVector<Value> run;
-      for (int64_t i = 0; i < count; ++i, ++at[along]) {
-        unsigned r = this->at(at);
-        if (r == ~0u)
-          return {};
-        run.push_back(values[r]);
-      }
-      return run;
-    }
-
-    LinearLayout layout;
-    ValueRange values;
-    std::map<SmallVector<int32_t>, unsigned> index;
-  };
-
-  /// `values` (kWidth consecutive K elements) as the 32-bit register the
-  /// instruction takes: f16 pairs as vector<2xf16>, the rest as i32.
-  static Value pack(OpBuilder &b, Location loc, const MmaKind &kind,
-                    ArrayRef<Value> values) {
-    Type i32 = b.getI32Type();
-    if (values.size() == 1)
-      return LLVM::BitcastOp::create(b, loc, i32, values[0]);
-    Type element = values[0].getType();
-    // fp8 has no LLVM type: its bytes are packed as i8.
-    bool asBytes = isa<Float8E4M3FNType, Float8E5M2Type>(element);
-    if (asBytes)
-      element = b.getI8Type();
-    Value vector =
-        LLVM::PoisonOp::create(b, loc, VectorType::get(values.size(), element));
-    for (auto [i, v] : llvm::enumerate(values)) {
-      Value scalar = asBytes ? arith::BitcastOp::create(b, loc, element, v) : v;
-      vector = LLVM::InsertElementOp::create(
-          b, loc, vector, scalar, i32Constant(b, loc, static_cast<int64_t>(i)));
-    }
-    if (kind.aType == NVVM::MMATypes::f16)
-      return vector;
-    return LLVM::BitcastOp::create(b, loc, i32, vector);
-  }
-
   /// An f32 as tf32 bits: its high 19 bits (`big`), or the rest of it
   /// (`!big`), which the tensor cores see as a second tf32.
   static Value packTf32(OpBuilder &b, Location loc, Value value, bool big) {
@@ -282,10 +288,302 @@ private:
   }
 };
 
+/// The PTX name of a wgmma operand type.
+std::optional<StringRef> wgmmaType(Type t) {
+  if (t.isF16())
+    return StringRef("f16");
+  if (t.isBF16())
+    return StringRef("bf16");
+  if (t.isF32())
+    return StringRef("tf32");
+  if (t.isInteger(8))
+    return StringRef("s8");
+  if (isa<Float8E4M3FNType>(t))
+    return StringRef("e4m3");
+  if (isa<Float8E5M2Type>(t))
+    return StringRef("e5m2");
+  return std::nullopt;
+}
+
+/// An operand of a warpgroup dot in shared memory: its view's address, the
+/// byte offset of each element, and the descriptor bits other than the
+/// address.
+struct SharedOperand {
+  Value base;
+  LinearLayout toOffset; // (dim0, dim1) -> element offset
+  int64_t elementBytes;
+  uint64_t descriptorBits;
+  /// Whether K is the contiguous dimension (else wgmma reads it transposed).
+  bool kMajor;
+
+  /// The byte offset of the element at `coords`.
+  int64_t byteOffset(int32_t row, int32_t col) const {
+    LinearLayout::Point p = toOffset.apply(
+        {{dimName(0), row}, {dimName(1), col}});
+    return int64_t(p[0].second) * elementBytes;
+  }
+};
+
+/// The descriptor bits of an operand whose K is dimension `kDim` of `type`
+/// (PTX ISA "matrix descriptor"): the stride between groups of 8 rows of
+/// swizzle width (SBO), between tiles of that width along M or N where K is
+/// not contiguous (LBO), and the swizzle mode.
+FailureOr<SharedOperand> sharedOperand(Operation *op, MemDescType type,
+                                       ValueRange view, unsigned kDim) {
+  auto nvmma = dyn_cast<NVMMASharedLayoutAttr>(type.getEncoding());
+  if (!nvmma || type.getRank() != 2)
+    return loweringError(op, "wgmma reads 2-D NVMMA shared layouts only");
+  if (llvm::any_of(view.drop_front(), [](Value v) { return !matchPattern(v, m_Zero()); }))
+    return loweringError(op, "wgmma reads whole buffers, not views into them");
+  std::optional<LinearLayout> inverse =
+      nvmma.toLinearLayout(type.getLayoutShape()).invert();
+  if (!inverse)
+    return loweringError(op, "the shared layout is not invertible");
+  int64_t swizzle = nvmma.getSwizzlingByteWidth();
+  unsigned contiguous = nvmma.getTransposed() ? 0 : 1;
+  bool kMajor = contiguous == kDim;
+  int64_t rows = type.getLayoutShape()[1 - contiguous];
+  uint64_t sbo = 8 * swizzle, lbo = kMajor ? 0 : rows * swizzle;
+  uint64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
+  uint64_t bits = ((lbo >> 4) & 0x3fff) << 16 | ((sbo >> 4) & 0x3fff) << 32 |
+                  mode << 62;
+  return SharedOperand{view.front(), *inverse,
+                       std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8),
+                       bits, kMajor};
+}
+
+/// `wgmma.wait_group n` with `values` passing through it, so that nothing
+/// reads them before it (NVVM's wait ties no registers).
+SmallVector<Value> waitGroup(OpBuilder &b, Location loc, ValueRange values,
+                             int64_t pending) {
+  std::string constraints;
+  SmallVector<Type> types;
+  for (Value v : values) {
+    Type t = v.getType();
+    types.push_back(t);
+    constraints += t.isF32() ? "=f," : t.isInteger(64) ? "=l," : "=r,";
+  }
+  for (unsigned i = 0; i < values.size(); ++i)
+    constraints += std::to_string(i) + ",";
+  constraints.pop_back();
+  Type result = values.size() == 1
+                    ? types.front()
+                    : LLVM::LLVMStructType::getLiteral(b.getContext(), types);
+  if (values.empty())
+    result = LLVM::LLVMVoidType::get(b.getContext());
+  auto wait = LLVM::InlineAsmOp::create(
+      b, loc, result, values,
+      "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";",
+      constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      ArrayAttr());
+  if (values.size() <= 1)
+    return SmallVector<Value>(wait->getResults());
+  SmallVector<Value> out;
+  for (unsigned i = 0; i < values.size(); ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, wait.getResult(0), i));
+  return out;
+}
+
+void callIntrinsic(OpBuilder &b, Location loc, StringRef name) {
+  LLVM::CallIntrinsicOp::create(b, loc, b.getStringAttr(name), ValueRange());
+}
+
+class WarpGroupDotPattern : public LoweringPattern<WarpGroupDotOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(WarpGroupDotOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto mma = cast<MmaLayoutAttr>(op.getType().getEncoding());
+    int64_t instrN = mma.getInstrShape()[1], instrK = mma.getInstrShape()[2];
+    auto aMemory = dyn_cast<MemDescType>(op.getA().getType());
+    Type aElement = aMemory ? aMemory.getElementType()
+                            : cast<RankedTensorType>(op.getA().getType())
+                                  .getElementType();
+    Type bElement = op.getB().getType().getElementType();
+    std::optional<StringRef> aName = wgmmaType(aElement),
+                             bName = wgmmaType(bElement);
+    if (!aName || !bName)
+      return loweringError(op, "wgmma does not multiply these types");
+    if (!aMemory)
+      return loweringError(op, "wgmma with A in registers is not lowered yet");
+    FailureOr<SharedOperand> a =
+        sharedOperand(op, aMemory, adaptor.getA(), /*kDim=*/1);
+    FailureOr<SharedOperand> b =
+        sharedOperand(op, op.getB().getType(), adaptor.getB(), /*kDim=*/0);
+    if (failed(a) || failed(b))
+      return failure();
+    bool isInteger = aElement.isInteger(8);
+    bool sixteenBit = aElement.getIntOrFloatBitWidth() == 16;
+    int64_t k = op.getB().getType().getShape()[0];
+
+    Location loc = op.getLoc();
+    LinearLayout cLayout = *layoutOf(op.getType());
+    Registers c(cLayout, adaptor.getC());
+    SmallVector<Value> acc(adaptor.getC());
+
+    // The warpgroup's offset from warp 0's: its warp bits above the 4
+    // warps of a warpgroup, in bytes of A and B.
+    Value warp = emitHardwareIds(rewriter, loc, state.target).warp;
+    Type i64 = rewriter.getI64Type();
+    auto address = [&](const SharedOperand &operand) -> Value {
+      return LLVM::PtrToIntOp::create(rewriter, loc, i64, operand.base);
+    };
+    Value aWarpgroup = LLVM::ConstantOp::create(rewriter, loc, i64, 0);
+    Value bWarpgroup = aWarpgroup;
+    const auto &warpBases = cLayout.getInDims()[2].bases;
+    for (auto [bit, basis] : llvm::enumerate(warpBases)) {
+      if (bit < 2)
+        continue;
+      Value set = arith::AndIOp::create(
+          rewriter, loc,
+          arith::ShRUIOp::create(rewriter, loc, warp, i32Constant(rewriter, loc, bit)),
+          i32Constant(rewriter, loc, 1));
+      set = arith::ExtUIOp::create(rewriter, loc, i64, set);
+      auto add = [&](Value &sum, int64_t bytes) {
+        if (!bytes)
+          return;
+        Value step = arith::MulIOp::create(
+            rewriter, loc, set, LLVM::ConstantOp::create(rewriter, loc, i64, bytes));
+        sum = arith::AddIOp::create(rewriter, loc, sum, step);
+      };
+      add(aWarpgroup, basis[0] ? a->byteOffset(basis[0], 0) : 0);
+      add(bWarpgroup, basis[1] ? b->byteOffset(0, basis[1]) : 0);
+    }
+    Value aBase = arith::AddIOp::create(rewriter, loc, address(*a), aWarpgroup);
+    Value bBase = arith::AddIOp::create(rewriter, loc, address(*b), bWarpgroup);
+    auto descriptor = [&](Value base, const SharedOperand &operand,
+                          int64_t offset) -> Value {
+      Value at = arith::AddIOp::create(
+          rewriter, loc, base, LLVM::ConstantOp::create(rewriter, loc, i64, offset));
+      Value field = arith::AndIOp::create(
+          rewriter, loc,
+          arith::ShRUIOp::create(rewriter, loc, at,
+                                 LLVM::ConstantOp::create(rewriter, loc, i64, 4)),
+          LLVM::ConstantOp::create(rewriter, loc, i64, 0x3fff));
+      return arith::OrIOp::create(
+          rewriter, loc, field,
+          LLVM::ConstantOp::create(rewriter, loc, i64,
+                                   int64_t(operand.descriptorBits)));
+    };
+
+    // Warp 0's 64xN tiles: the registers whose lane-0 element starts one.
+    SmallVector<SmallVector<int32_t>> tiles;
+    for (unsigned r = 0; r < acc.size(); ++r) {
+      SmallVector<int32_t> at = registerCoords(cLayout, r);
+      if (at[0] % 64 == 0 && at[1] % instrN == 0)
+        tiles.push_back(at);
+    }
+    std::string shape = ("m64n" + Twine(instrN) + "k" + Twine(instrK)).str();
+    std::string types = ((isInteger ? "s32." : "f32.") + *aName + "." + *bName).str();
+    Type accType = acc.front().getType();
+    callIntrinsic(rewriter, loc, "llvm.nvvm.wgmma.fence.sync.aligned");
+    Value one = i32Constant(rewriter, loc, 1);
+    for (int64_t k0 = 0; k0 < k; k0 += instrK) {
+      for (const SmallVector<int32_t> &tile : tiles) {
+        // Register i of the instruction: row 8 ((i / 2) % 2), column
+        // 8 (i / 4) + i % 2 of the tile, in lane 0.
+        SmallVector<unsigned> regs;
+        for (int64_t i = 0; i < instrN / 2; ++i) {
+          unsigned r = c.at({int32_t(tile[0] + 8 * ((i / 2) % 2)),
+                             int32_t(tile[1] + 8 * (i / 4) + i % 2)});
+          if (r == ~0u)
+            return loweringError(op, "a thread does not hold the accumulator "
+                                     "of its wgmma tiles");
+          regs.push_back(r);
+        }
+        Value aDesc = descriptor(aBase, *a, a->byteOffset(tile[0], k0));
+        Value bDesc = descriptor(bBase, *b, b->byteOffset(k0, tile[1]));
+        std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
+                           std::to_string(instrN / 2 + 2) + ", 0;\nwgmma.mma_async.sync.aligned." +
+                           shape + "." + types + " {";
+        std::string constraints;
+        for (int64_t i = 0; i < instrN / 2; ++i) {
+          text += (i ? ", $" : "$") + std::to_string(i);
+          constraints += isInteger ? "=r," : "=f,";
+        }
+        text += "}, $" + std::to_string(instrN / 2) + ", $" +
+                std::to_string(instrN / 2 + 1) + ", p";
+        if (!isInteger)
+          text += ", 1, 1";
+        if (sixteenBit)
+          text += std::string(", ") + (a->kMajor ? "0" : "1") + ", " +
+                  (b->kMajor ? "0" : "1");
+        text += ";\n}";
+        constraints += "l,l,r";
+        SmallVector<Value> operands{aDesc, bDesc, one};
+        for (int64_t i = 0; i < instrN / 2; ++i) {
+          constraints += "," + std::to_string(i);
+          operands.push_back(acc[regs[i]]);
+        }
+        auto result = LLVM::LLVMStructType::getLiteral(
+            rewriter.getContext(), SmallVector<Type>(instrN / 2, accType));
+        auto wgmma = LLVM::InlineAsmOp::create(
+            rewriter, loc, result, operands, text, constraints,
+            /*has_side_effects=*/true, /*is_align_stack=*/false,
+            LLVM::tailcallkind::TailCallKind::None,
+            LLVM::AsmDialectAttr::get(rewriter.getContext(),
+                                      LLVM::AsmDialect::AD_ATT),
+            ArrayAttr());
+        for (int64_t i = 0; i < instrN / 2; ++i)
+          acc[regs[i]] =
+              LLVM::ExtractValueOp::create(rewriter, loc, wgmma.getResult(0), i);
+      }
+    }
+    callIntrinsic(rewriter, loc, "llvm.nvvm.wgmma.commit_group.sync.aligned");
+    if (!op.getIsAsync())
+      acc = waitGroup(rewriter, loc, acc, 0);
+    replaceWithRegisters(rewriter, op, acc);
+    return success();
+  }
+};
+
+class WarpGroupDotWaitPattern : public LoweringPattern<WarpGroupDotWaitOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(WarpGroupDotWaitOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Value> flat;
+    for (ValueRange values : adaptor.getInputs())
+      llvm::append_range(flat, values);
+    SmallVector<Value> waited =
+        waitGroup(rewriter, op.getLoc(), flat, op.getPendings());
+    SmallVector<SmallVector<Value>> results;
+    unsigned next = 0;
+    for (ValueRange values : adaptor.getInputs()) {
+      results.emplace_back(waited.begin() + next,
+                           waited.begin() + next + values.size());
+      next += values.size();
+    }
+    rewriter.replaceOpWithMultiple(op, results);
+    return success();
+  }
+};
+
+class FenceAsyncSharedPattern : public LoweringPattern<FenceAsyncSharedOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(FenceAsyncSharedOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    callIntrinsic(rewriter, op.getLoc(), "llvm.nvvm.fence.proxy.async.shared_cta");
+    state.target.barrier(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tile::populateNvidiaDotPatterns(TypeConverter &converter,
                                            RewritePatternSet &patterns,
                                            LoweringState &state) {
-  patterns.add<MmaDotPattern>(converter, state);
+  patterns.add<MmaDotPattern, WarpGroupDotPattern, WarpGroupDotWaitPattern,
+               FenceAsyncSharedPattern>(converter, state);
 }

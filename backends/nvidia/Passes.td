@@ -26,7 +26,7 @@ def TileNvidiaAssignMmaPass
       a dot whose result feeds another dot's operand, or whose operand
       comes from another dot (attention), puts them all along M.
 
-    On sm_90a (`compute-capability` 90 with `wgmma`), a dot of M a multiple
+    On sm_90a (`compute-capability` 90, unless `wgmma=false`), a dot of M a multiple
     of 64 whose operands wgmma can read becomes a
     `tile_nvidia.warpgroup_dot`: each operand is stored with `tile.local_alloc`
     where it is defined (once, before a loop, for a loop-invariant one), in
@@ -43,8 +43,8 @@ def TileNvidiaAssignMmaPass
   let options = [
     Option<"computeCapability", "compute-capability", "unsigned",
            /*default=*/"80", "the GPU's compute capability (80 ... 90)">,
-    Option<"wgmma", "wgmma", "bool", /*default=*/"false",
-           "on compute capability 90, compute dots with wgmma">,
+    Option<"wgmma", "wgmma", "bool", /*default=*/"true",
+           "on compute capability 90, compute dots with wgmma (false: mma.sync)">,
   ];
   let dependentDialects = ["::mlir::tile::nvidia::TileNvidiaDialect",
                            "::mlir::arith::ArithDialect"];

@@ -1,0 +1,32 @@
+// Warpgroup dots lower to wgmma: a fence, one instruction per 64-row tile
+// and K step with descriptors of the NVMMA layouts, a commit, and a wait
+// tying the accumulators; the fence before them to fence.proxy.async.
+// RUN: tessera-opt %s -tile-assign-layouts -tile-nvidia-assign-mma=compute-capability=90 -tile-remove-conversions -canonicalize -tile-nvidia-to-llvm | FileCheck %s
+
+// A 128x32 f16, K contiguous: 64-byte swizzle (mode 2 << 62), 8 rows of
+// 64 bytes between row groups (SBO 512 >> 4 = 32 << 32). B 32x128, N
+// contiguous: 128-byte swizzle (1 << 62), SBO 1024 (64 << 32), LBO the 32
+// rows of a 128-byte column tile (4096 >> 4 = 256 << 16); read transposed.
+// CHECK-LABEL: llvm.func @f16_loop
+// CHECK: llvm.call_intrinsic "llvm.nvvm.fence.proxy.async.shared_cta"
+// CHECK: llvm.call_intrinsic "llvm.nvvm.wgmma.fence.sync.aligned"
+// CHECK: llvm.mlir.constant(-9223371899415822336 : i64)
+// CHECK: llvm.mlir.constant(4611686293322072064 : i64)
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}} $64, $65, p, 1, 1, 0, 1;
+// CHECK-NOT: wgmma.mma_async
+// CHECK: llvm.call_intrinsic "llvm.nvvm.wgmma.commit_group.sync.aligned"
+// CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 0;", "=f,{{.*}},=f,0,1,2,
+func.func @f16_loop(%a: tensor<128x32x!tile.ptr<f16>>, %b: tensor<32x128x!tile.ptr<f16>>,
+                    %c: tensor<128x128x!tile.ptr<f32>>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %acc = scf.for %i = %c0 to %n step %c1 iter_args(%acc_i = %zero) -> (tensor<128x128xf32>) : i32 {
+    %x = tile.load %a : tensor<128x32x!tile.ptr<f16>>
+    %y = tile.load %b : tensor<32x128x!tile.ptr<f16>>
+    %d = tile.dot %x, %y, %acc_i : tensor<128x32xf16> * tensor<32x128xf16> -> tensor<128x128xf32>
+    scf.yield %d : tensor<128x128xf32>
+  }
+  tile.store %c, %acc : tensor<128x128x!tile.ptr<f32>>
+  return
+}
