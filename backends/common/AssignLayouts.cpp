@@ -653,7 +653,8 @@ struct TileRemoveConversionsPass
 LogicalResult mlir::tile::runLayoutStage(
     ModuleOp module, unsigned numWarps, unsigned warpSize,
     llvm::function_ref<void(OpPassManager &)> addMatrixUnitPasses,
-    unsigned numStages) {
+    unsigned numStages,
+    llvm::function_ref<void(OpPassManager &)> addLatePasses) {
   PassManager pm(module.getContext());
   pm.addPass(createTileAssignLayoutsPass({numWarps, warpSize}));
   if (addMatrixUnitPasses) {
@@ -669,5 +670,7 @@ LogicalResult mlir::tile::runLayoutStage(
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
+  if (addLatePasses)
+    addLatePasses(pm);
   return pm.run(module);
 }

@@ -20,11 +20,13 @@ namespace mlir::tile {
 /// after them; then canonicalize, cse and loop-invariant code motion; then,
 /// where `numStages` is not 0 (a backend that pipelines loads), tile-pipeline
 /// with that default depth (loops that feed dots get async copies into that
-/// many buffers; a loop's own tile.num_stages wins).
+/// many buffers; a loop's own tile.num_stages wins); last the backend's
+/// `addLatePasses`.
 LogicalResult runLayoutStage(
     ModuleOp module, unsigned numWarps, unsigned warpSize,
     llvm::function_ref<void(OpPassManager &)> addMatrixUnitPasses = {},
-    unsigned numStages = 0);
+    unsigned numStages = 0,
+    llvm::function_ref<void(OpPassManager &)> addLatePasses = {});
 
 } // namespace mlir::tile
 

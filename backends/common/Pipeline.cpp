@@ -31,12 +31,14 @@ using namespace mlir::tile;
 
 namespace {
 
-/// A load whose every use is a convert into a dot-operand layout, directly
-/// or through one transpose (attention's `tl.dot(q, tl.trans(k))`).
+/// A load whose every use, directly or through one transpose (attention's
+/// `tl.dot(q, tl.trans(k))`), is a convert into a dot-operand layout, or
+/// else is a store into shared memory (for a dot that reads it there).
 struct OperandLoad {
   LoadOp load;
   TransOp trans;
   SmallVector<ConvertLayoutOp> converts;
+  SmallVector<LocalAllocOp> allocs;
 };
 
 bool isDotOperandConvert(Operation *op) {
@@ -44,6 +46,8 @@ bool isDotOperandConvert(Operation *op) {
   return convert && isa_and_nonnull<DotOperandLayoutAttr>(
                         convert.getType().getEncoding());
 }
+
+bool isSharedStore(Operation *op) { return isa<LocalAllocOp>(op); }
 
 SmallVector<OperandLoad> findOperandLoads(scf::ForOp loop) {
   SmallVector<OperandLoad> loads;
@@ -57,11 +61,23 @@ SmallVector<OperandLoad> findOperandLoads(scf::ForOp loop) {
     if (load->hasOneUse() && isa<TransOp>(user))
       operand.trans = cast<TransOp>(user);
     Operation *value = operand.trans ? operand.trans : load;
-    if (value->use_empty() ||
-        !llvm::all_of(value->getUsers(), isDotOperandConvert))
+    if (value->use_empty())
       continue;
-    for (Operation *user : value->getUsers())
-      operand.converts.push_back(cast<ConvertLayoutOp>(user));
+    if (llvm::all_of(value->getUsers(), isDotOperandConvert)) {
+      for (Operation *user : value->getUsers())
+        operand.converts.push_back(cast<ConvertLayoutOp>(user));
+    } else if (llvm::all_of(value->getUsers(), isSharedStore)) {
+      for (Operation *user : value->getUsers())
+        operand.allocs.push_back(cast<LocalAllocOp>(user));
+      // One buffer layout serves them all.
+      Attribute encoding = operand.allocs.front().getType().getEncoding();
+      if (llvm::any_of(operand.allocs, [&](LocalAllocOp alloc) {
+            return alloc.getType().getEncoding() != encoding;
+          }))
+        continue;
+    } else {
+      continue;
+    }
     loads.push_back(std::move(operand));
   }
   return loads;
@@ -243,7 +259,14 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages) {
   for (OperandLoad &operand : loads) {
     LoadOp load = operand.load;
     auto type = cast<RankedTensorType>(load.getType());
-    Attribute encoding = chooseSharedLayout(type);
+    // The layout the stores chose (as the load has it, before a transpose).
+    Attribute encoding =
+        operand.allocs.empty()
+            ? chooseSharedLayout(type)
+            : operand.allocs.front().getType().getEncoding();
+    if (!operand.allocs.empty() && operand.trans)
+      encoding =
+          transposeSharedLayout(encoding, operand.trans.getOrder());
     SmallVector<int64_t> shape{int64_t(stages)};
     llvm::append_range(shape, type.getShape());
     rewriter.setInsertionPoint(loop);
@@ -271,20 +294,28 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages) {
   if (failed(stage0))
     return loop.emitError("the pipeliner lost track of the copies' operands");
 
-  // One wait before the first read; each convert reads its buffer.
-  Operation *firstConvert = nullptr;
-  for (OperandLoad &operand : loads)
-    for (ConvertLayoutOp convert : operand.converts)
-      if (!firstConvert || convert->isBeforeInBlock(firstConvert))
-        firstConvert = convert;
-  rewriter.setInsertionPoint(firstConvert);
+  // One wait before the first read; each convert reads its buffer, each
+  // store's readers read the buffer instead.
+  Operation *firstRead = nullptr;
+  for (OperandLoad &operand : loads) {
+    SmallVector<Operation *> reads(operand.converts.begin(),
+                                   operand.converts.end());
+    llvm::append_range(reads, operand.allocs);
+    for (Operation *read : reads)
+      if (!firstRead || read->isBeforeInBlock(firstRead))
+        firstRead = read;
+  }
+  rewriter.setInsertionPoint(firstRead);
   auto wait = AsyncWaitOp::create(rewriter, loc, stages - 2);
   for (auto [operand, buffer] : llvm::zip(loads, buffers)) {
     auto viewType = cast<MemDescType>(
         roots[&operand - loads.data()]->getOperand(1).getType());
-    for (ConvertLayoutOp convert : operand.converts) {
-      rewriter.setInsertionPoint(convert);
-      Location at = convert.getLoc();
+    SmallVector<Operation *> reads(operand.converts.begin(),
+                                   operand.converts.end());
+    llvm::append_range(reads, operand.allocs);
+    for (Operation *read : reads) {
+      rewriter.setInsertionPoint(read);
+      Location at = read->getLoc();
       Value slot = emitSlot(rewriter, at, loop, stages);
       Value view =
           MemDescIndexOp::create(rewriter, at, viewType, buffer, slot);
@@ -302,8 +333,11 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages) {
         view = MemDescTransOp::create(rewriter, at, transposed, view,
                                       trans.getOrderAttr());
       }
-      rewriter.replaceOpWithNewOp<LocalLoadOp>(convert, convert.getType(),
-                                               view);
+      if (auto convert = dyn_cast<ConvertLayoutOp>(read))
+        rewriter.replaceOpWithNewOp<LocalLoadOp>(convert, convert.getType(),
+                                                 view);
+      else
+        rewriter.replaceOp(read, view);
     }
     if (operand.trans)
       rewriter.eraseOp(operand.trans);

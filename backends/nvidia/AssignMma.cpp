@@ -294,7 +294,8 @@ struct TileNvidiaAssignMmaPass
     OpBuilder b(dot);
     // Each operand is stored where it is defined, so that one defined
     // outside a loop (attention's q) is stored once.
-    auto toShared = [&](Value value, Type element, NVMMASharedLayoutAttr layout) {
+    auto toShared = [&](Value value, Type element,
+                        NVMMASharedLayoutAttr layout) -> Value {
       OpBuilder::InsertionGuard guard(b);
       if (Operation *def = value.getDefiningOp())
         b.setInsertionPointAfter(def);
@@ -302,10 +303,8 @@ struct TileNvidiaAssignMmaPass
         b.setInsertionPointToStart(cast<BlockArgument>(value).getOwner());
       auto tensor = cast<RankedTensorType>(value.getType());
       value = castAndConvert(b, loc, value, element, tensor.getEncoding());
-      Value stored = LocalAllocOp::create(
+      return LocalAllocOp::create(
           b, loc, MemDescType::get(tensor.getShape(), element, layout), value);
-      FenceAsyncSharedOp::create(b, loc);
-      return stored;
     };
     Value a = toShared(aSource, aElement, aShared);
     Value bOperand = toShared(bSource, bElement, bShared);
@@ -318,6 +317,59 @@ struct TileNvidiaAssignMmaPass
     dot.replaceAllUsesWith(result);
     dot.erase();
     return true;
+  }
+};
+} // namespace
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILENVIDIAFENCEASYNCSHAREDPASS
+#include "backends/nvidia/Passes.h.inc"
+} // namespace mlir::tile
+
+namespace {
+/// The allocation a shared-memory view is made from.
+LocalAllocOp allocOf(Value view) {
+  while (Operation *def = view.getDefiningOp()) {
+    if (auto alloc = dyn_cast<LocalAllocOp>(def))
+      return alloc;
+    if (!isa<MemDescIndexOp, MemDescTransOp, MemDescSubsliceOp>(def))
+      return {};
+    view = def->getOperand(0);
+  }
+  return {};
+}
+
+struct TileNvidiaFenceAsyncSharedPass
+    : public mlir::tile::impl::TileNvidiaFenceAsyncSharedPassBase<
+          TileNvidiaFenceAsyncSharedPass> {
+  void runOnOperation() override {
+    // Writes from registers into buffers warpgroup dots read.
+    SetVector<Operation *> writes;
+    getOperation().walk([&](WarpGroupDotOp dot) {
+      for (Value operand : {dot.getA(), Value(dot.getB())}) {
+        LocalAllocOp alloc =
+            isa<MemDescType>(operand.getType()) ? allocOf(operand) : nullptr;
+        if (!alloc)
+          continue;
+        if (alloc.getSrc())
+          writes.insert(alloc);
+        SmallVector<Value> views{alloc.getResult()};
+        while (!views.empty())
+          for (Operation *user : views.pop_back_val().getUsers()) {
+            if (isa<LocalStoreOp>(user))
+              writes.insert(user);
+            else if (isa<MemDescIndexOp, MemDescTransOp, MemDescSubsliceOp>(user))
+              views.push_back(user->getResult(0));
+          }
+      }
+    });
+    for (Operation *write : writes) {
+      if (isa_and_nonnull<FenceAsyncSharedOp>(write->getNextNode()))
+        continue;
+      OpBuilder b(write->getContext());
+      b.setInsertionPointAfter(write);
+      FenceAsyncSharedOp::create(b, write->getLoc());
+    }
   }
 };
 } // namespace

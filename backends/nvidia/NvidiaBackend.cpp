@@ -170,9 +170,13 @@ public:
     auto addMatrixUnitPasses = [&](mlir::OpPassManager &pm) {
       pm.addPass(createTileNvidiaAssignMmaPass({capability}));
     };
+    auto addLatePasses = [](mlir::OpPassManager &pm) {
+      pm.addPass(createTileNvidiaFenceAsyncSharedPass());
+    };
     if (mlir::failed(runLayoutStage(llvm::cast<mlir::ModuleOp>(module),
                                     options.numWarps, target.warpSize,
-                                    addMatrixUnitPasses, options.numStages)))
+                                    addMatrixUnitPasses, options.numStages,
+                                    addLatePasses)))
       return nvidiaError("layout assignment failed");
     return llvm::Error::success();
   }

@@ -26,17 +26,17 @@ def TileNvidiaAssignMmaPass
       a dot whose result feeds another dot's operand, or whose operand
       comes from another dot (attention), puts them all along M.
 
-    On sm_90a (`compute-capability` 90, unless `wgmma=false`), a dot of M a multiple
-    of 64 whose operands wgmma can read becomes a
-    `tile_nvidia.warpgroup_dot`: each operand is stored with `tile.local_alloc`
-    where it is defined (once, before a loop, for a loop-invariant one), in
-    a `#tile.nvmma_shared` layout of the widest swizzle its contiguous
-    dimension's bytes allow (K for 8- and 32-bit types; 16-bit ones keep
-    the dimension their layout has contiguous), followed by a
-    `tile_nvidia.fence_async_shared`; the result takes a version-3 mma
-    layout, warpgroups along M while there are 64 rows for each (all along
-    M for chained dots), then along N, with instructions as wide as a
-    warpgroup's share of N (at most 256). fp32 needs `precision = tf32`.
+    On sm_90a (`compute-capability` 90, unless `wgmma=false`), a dot of M
+    a multiple of 64 whose operands wgmma can read becomes a
+    `tile_nvidia.warpgroup_dot`: each operand is stored with
+    `tile.local_alloc` where it is defined (once, before a loop, for a
+    loop-invariant one), in a `#tile.nvmma_shared` layout of the widest
+    swizzle its contiguous dimension's bytes allow (K for 8- and 32-bit
+    types; 16-bit ones keep the dimension their layout has contiguous); the
+    result takes a version-3 mma layout, warpgroups along M while there are
+    64 rows for each (all along M for chained dots), then along N, with
+    instructions as wide as a warpgroup's share of N (at most 256). fp32
+    needs `precision = tf32`.
 
     Run tile-remove-conversions after it.
   }];
@@ -48,6 +48,19 @@ def TileNvidiaAssignMmaPass
   ];
   let dependentDialects = ["::mlir::tile::nvidia::TileNvidiaDialect",
                            "::mlir::arith::ArithDialect"];
+}
+
+def TileNvidiaFenceAsyncSharedPass
+    : Pass<"tile-nvidia-fence-async-shared", "::mlir::ModuleOp"> {
+  let summary = "fence register stores before the wgmma reads of them";
+  let description = [{
+    Puts a `tile_nvidia.fence_async_shared` after each `tile.local_alloc`
+    from registers and `tile.local_store` into a buffer a
+    `tile_nvidia.warpgroup_dot` reads (through views), so that wgmma, which
+    reads shared memory through the async proxy, sees those writes.
+    Asynchronous copies (cp.async) need none. Run it after tile-pipeline.
+  }];
+  let dependentDialects = ["::mlir::tile::nvidia::TileNvidiaDialect"];
 }
 
 #endif // TESSERA_BACKENDS_NVIDIA_PASSES_TD

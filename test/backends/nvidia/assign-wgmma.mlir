@@ -1,7 +1,7 @@
 // The matrix-unit stage on sm_90a: dots wgmma can compute become
 // warpgroup dots reading NVMMA-swizzled shared memory.
-// RUN: tessera-opt %s -split-input-file -tile-assign-layouts -tile-nvidia-assign-mma=compute-capability=90 -tile-remove-conversions -canonicalize | FileCheck %s
-// RUN: tessera-opt %s -split-input-file -tile-assign-layouts=num-warps=8 -tile-nvidia-assign-mma=compute-capability=90 -tile-remove-conversions -canonicalize | FileCheck %s --check-prefix=W8
+// RUN: tessera-opt %s -split-input-file -tile-assign-layouts -tile-nvidia-assign-mma=compute-capability=90 -tile-remove-conversions -canonicalize -tile-nvidia-fence-async-shared | FileCheck %s
+// RUN: tessera-opt %s -split-input-file -tile-assign-layouts=num-warps=8 -tile-nvidia-assign-mma=compute-capability=90 -tile-remove-conversions -canonicalize -tile-nvidia-fence-async-shared | FileCheck %s --check-prefix=W8
 
 // f16: A (K contiguous, 64 bytes) and B (N contiguous, 256 bytes) stored
 // where they are loaded, with the widest swizzle their rows allow, then a

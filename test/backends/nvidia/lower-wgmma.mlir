@@ -1,7 +1,7 @@
 // Warpgroup dots lower to wgmma: a fence, one instruction per 64-row tile
 // and K step with descriptors of the NVMMA layouts, a commit, and a wait
 // tying the accumulators; the fence before them to fence.proxy.async.
-// RUN: tessera-opt %s -tile-assign-layouts -tile-nvidia-assign-mma=compute-capability=90 -tile-remove-conversions -canonicalize -tile-nvidia-to-llvm | FileCheck %s
+// RUN: tessera-opt %s -tile-assign-layouts -tile-nvidia-assign-mma=compute-capability=90 -tile-remove-conversions -canonicalize -tile-nvidia-fence-async-shared -tile-nvidia-to-llvm | FileCheck %s
 
 // A 128x32 f16, K contiguous: 64-byte swizzle (mode 2 << 62), 8 rows of
 // 64 bytes between row groups (SBO 512 >> 4 = 32 << 32). B 32x128, N
