@@ -1,0 +1,58 @@
+// Pipelining a loop that feeds warpgroup dots: the loads stored to shared
+// memory for them become asynchronous copies into S buffers of the stores'
+// NVMMA layouts, issued S - 1 iterations ahead, and the dots read the slots
+// directly (a transposed view for a transposed operand); no fence, since
+// nothing is stored from registers.
+// RUN: tessera-opt %s -split-input-file -tile-assign-layouts -tile-nvidia-assign-mma=compute-capability=90 -tile-remove-conversions -canonicalize -cse -tile-pipeline -canonicalize -cse -tile-nvidia-fence-async-shared | FileCheck %s
+
+// CHECK-DAG: #[[$SA:shared[0-9]*]] = #tile.nvmma_shared<{swizzlingByteWidth = 64, transposed = false, elementBitWidth = 16}>
+// CHECK-DAG: #[[$SB:shared[0-9]*]] = #tile.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
+// CHECK-LABEL: func.func @matmul
+// CHECK: %[[A:.*]] = tile.local_alloc : () -> !tile.memdesc<3x128x32xf16, #[[$SA]], mutable>
+// CHECK: %[[B:.*]] = tile.local_alloc : () -> !tile.memdesc<3x32x128xf16, #[[$SB]], mutable>
+// CHECK-COUNT-2: tile.async_commit_group
+// CHECK: scf.for
+// CHECK: tile.async_wait {num = 1 : i32}
+// CHECK: tile.async_copy_global_to_local
+// CHECK: tile.async_copy_global_to_local
+// CHECK-NEXT: tile.async_commit_group
+// CHECK: %[[X:.*]] = tile.memdesc_index %[[A]][%{{.*}}]
+// CHECK-NEXT: %[[Y:.*]] = tile.memdesc_index %[[B]][%{{.*}}]
+// CHECK-NEXT: tile_nvidia.warpgroup_dot %[[X]], %[[Y]], %{{.*}} : !tile.memdesc<128x32xf16, #[[$SA]], mutable, 3x128x32> * !tile.memdesc<32x128xf16, #[[$SB]], mutable, 3x32x128>
+// CHECK-NOT: fence_async_shared
+// CHECK: tile.async_wait {num = 0 : i32}
+func.func @matmul(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                  %b: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                  %c: tensor<128x128x!tile.ptr<f32>>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %ra = tile.make_range 0, 128 : tensor<128xi32>
+  %ka = tile.make_range 0, 32 : tensor<32xi32>
+  %rows = tile.expand_dims %ra {axis = 1 : i32} : tensor<128xi32> -> tensor<128x1xi32>
+  %c32 = arith.constant dense<32> : tensor<128x1xi32>
+  %roff = arith.muli %rows, %c32 : tensor<128x1xi32>
+  %rb = tile.broadcast %roff : tensor<128x1xi32> -> tensor<128x32xi32>
+  %cols = tile.expand_dims %ka {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %cb = tile.broadcast %cols : tensor<1x32xi32> -> tensor<128x32xi32>
+  %offa = arith.addi %rb, %cb : tensor<128x32xi32>
+  %pa0 = tile.splat %a : tensor<128x32x!tile.ptr<f16>>
+  %pa = tile.addptr %pa0, %offa : tensor<128x32x!tile.ptr<f16>>, tensor<128x32xi32>
+  %krows = tile.expand_dims %ka {axis = 1 : i32} : tensor<32xi32> -> tensor<32x1xi32>
+  %c128 = arith.constant dense<128> : tensor<32x1xi32>
+  %koff = arith.muli %krows, %c128 : tensor<32x1xi32>
+  %kb = tile.broadcast %koff : tensor<32x1xi32> -> tensor<32x128xi32>
+  %ncols = tile.expand_dims %ra {axis = 0 : i32} : tensor<128xi32> -> tensor<1x128xi32>
+  %nb = tile.broadcast %ncols : tensor<1x128xi32> -> tensor<32x128xi32>
+  %offb = arith.addi %kb, %nb : tensor<32x128xi32>
+  %pb0 = tile.splat %b : tensor<32x128x!tile.ptr<f16>>
+  %pb = tile.addptr %pb0, %offb : tensor<32x128x!tile.ptr<f16>>, tensor<32x128xi32>
+  %acc = scf.for %i = %c0 to %n step %c1 iter_args(%acc_i = %zero) -> (tensor<128x128xf32>) : i32 {
+    %x = tile.load %pa : tensor<128x32x!tile.ptr<f16>>
+    %y = tile.load %pb : tensor<32x128x!tile.ptr<f16>>
+    %d = tile.dot %x, %y, %acc_i : tensor<128x32xf16> * tensor<32x128xf16> -> tensor<128x128xf32>
+    scf.yield %d : tensor<128x128xf32>
+  }
+  tile.store %c, %acc : tensor<128x128x!tile.ptr<f32>>
+  return
+}
