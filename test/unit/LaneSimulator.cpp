@@ -61,7 +61,7 @@ APFloat toFloat(Type *type, const APInt &bits) {
 }
 
 /// Where a lane waits for others.
-enum class Wait { none, warp, workgroup, done };
+enum class Wait { none, warp, warpgroup, workgroup, done };
 
 /// A cp.async a thread has issued: `bytes` bytes to shared memory at `to`,
 /// the first `sourceBytes` of them read from `from`, the rest zeros.
@@ -87,6 +87,24 @@ struct Lane {
 struct Buffer {
   uint64_t begin;
   uint64_t end;
+};
+
+/// A shared variable's bytes, starting on a 1024-byte boundary as the GPU's
+/// shared window does (wgmma swizzles by address bits 4-9), filled with
+/// 0xcd.
+class SharedBytes {
+public:
+  explicit SharedBytes(size_t bytes) : storage(bytes + 1024, 0xcd), bytes(bytes) {
+    auto at = reinterpret_cast<uint64_t>(storage.data());
+    offset = (1024 - at % 1024) % 1024;
+  }
+  uint8_t *data() { return storage.data() + offset; }
+  const uint8_t *data() const { return storage.data() + offset; }
+  size_t size() const { return bytes; }
+
+private:
+  std::vector<uint8_t> storage;
+  size_t bytes, offset;
 };
 
 /// Bits of a PTX element type of mma.sync; 0 for one it does not know.
@@ -265,7 +283,7 @@ public:
         continue;
       // Dynamic shared memory (a zero-sized array) gets what a GPU gives.
       uint64_t bytes = layout.getTypeAllocSize(global.getValueType());
-      auto &storage = shared.emplace_back(bytes ? bytes : 64 * 1024, 0xcd);
+      auto &storage = shared.emplace_back(bytes ? bytes : 64 * 1024);
       inFlight.emplace_back(storage.size(), 0);
       addBuffer(storage.data(), storage.size());
       globals[&global] = reinterpret_cast<uint64_t>(storage.data());
@@ -304,6 +322,16 @@ public:
         if (llvm::none_of(warp, [](Lane &l) { return l.wait == Wait::warp; }))
           continue;
         if (Error error = exchange(warp))
+          return error;
+        exchanged = true;
+      }
+      for (unsigned first = 0; first < lanes.size(); first += 128) {
+        auto warpgroup = MutableArrayRef(lanes).slice(
+            first, std::min<size_t>(128, lanes.size() - first));
+        if (llvm::none_of(warpgroup,
+                          [](Lane &l) { return l.wait == Wait::warpgroup; }))
+          continue;
+        if (Error error = warpgroupOp(warpgroup))
           return error;
         exchanged = true;
       }
@@ -364,6 +392,125 @@ private:
       return results.takeError();
     for (auto [lane, result] : llvm::zip(warp, *results)) {
       lane.values[&call] = std::move(result);
+      lane.wait = Wait::none;
+      ++lane.next;
+    }
+    return Error::success();
+  }
+
+  /// wgmma.mma_async.sync.aligned.m64nNkK.D.A.B {d...}, descA, descB, p
+  /// [, scale-a, scale-b [, trans-a, trans-b]] (operands: the descriptors,
+  /// p's i32 source, then D's registers tied): reads A (64xK) and B (KxN)
+  /// through their descriptors (PTX ISA "matrix descriptor": start address,
+  /// LBO, SBO, swizzle mode; the swizzle XORs address bits 4-6 with 7-9)
+  /// and gives thread t of the warpgroup, in register i, D's row
+  /// 16 (t / 32) + (t % 32) / 4 + 8 ((i / 2) % 2), column 8 (i / 4) +
+  /// 2 (t % 4) + i % 2. Sums as mmaOp does.
+  Error warpgroupOp(MutableArrayRef<Lane> warpgroup) {
+    const Instruction *at = &*warpgroup.front().next;
+    for (Lane &lane : warpgroup)
+      if (lane.wait != Wait::warpgroup || &*lane.next != at)
+        return fail(lane, *at, "threads of a warpgroup diverge at");
+    auto &call = cast<CallInst>(*at);
+    Lane &first = warpgroup.front();
+    if (warpgroup.size() != 128 || group.warpSize != 32)
+      return fail(first, call, "a wgmma outside a warpgroup of 4 warps");
+    StringRef text = cast<InlineAsm>(call.getCalledOperand())->getAsmString();
+    StringRef form = text.substr(text.find("wgmma.mma_async.sync.aligned."))
+                         .drop_front(strlen("wgmma.mma_async.sync.aligned."));
+    SmallVector<StringRef> parts;
+    form.take_until([](char c) { return c == ' '; }).split(parts, '.');
+    unsigned n = 0, k = 0;
+    if (parts.size() != 4 || !parts[0].consume_front("m64n") ||
+        parts[0].split('k').first.getAsInteger(10, n) ||
+        parts[0].split('k').second.getAsInteger(10, k) ||
+        !isInputType(parts[2]) || !isInputType(parts[3]) ||
+        call.arg_size() != 3 + n / 2)
+      return fail(first, call, "a wgmma the simulator does not know");
+    StringRef dType = parts[1], aType = parts[2], bType = parts[3];
+    // The immediates after the predicate: scale-a, scale-b, trans-a, trans-b.
+    SmallVector<StringRef> immediates;
+    // After the registers: descA, descB, p, then the immediates.
+    parts.clear();
+    form.substr(form.find("},") + 2).split(parts, ',');
+    for (StringRef part : ArrayRef(parts).drop_front(3))
+      immediates.push_back(part.trim(" ;\n}"));
+    bool transA = immediates.size() == 4 && immediates[2] == "1";
+    bool transB = immediates.size() == 4 && immediates[3] == "1";
+    uint64_t descA = value(first, call.getArgOperand(0))[0].getZExtValue();
+    uint64_t descB = value(first, call.getArgOperand(1))[0].getZExtValue();
+    bool accumulate = !value(first, call.getArgOperand(2))[0].isZero();
+    for (Lane &lane : warpgroup)
+      if (value(lane, call.getArgOperand(0))[0].getZExtValue() != descA ||
+          value(lane, call.getArgOperand(1))[0].getZExtValue() != descB)
+        return fail(lane, call, "threads of a warpgroup give different wgmma "
+                                "descriptors to");
+    // The element (row, col) of a rows x cols operand whose K is `col`
+    // (A) or `row` (B), as its descriptor lays it out.
+    auto element = [&](uint64_t desc, StringRef type, bool kMajor,
+                       unsigned mn, unsigned kk) -> std::optional<double> {
+      uint64_t start = (desc & 0x3fff) << 4;
+      uint64_t lbo = ((desc >> 16) & 0x3fff) << 4;
+      uint64_t sbo = ((desc >> 32) & 0x3fff) << 4;
+      unsigned mode = desc >> 62;
+      uint64_t swizzle = mode == 1 ? 128 : mode == 2 ? 64 : mode == 3 ? 32 : 0;
+      if (!swizzle || shared.empty())
+        return std::nullopt;
+      uint64_t bytes = typeBits(type) / 8, perRow = swizzle / bytes;
+      uint64_t offset =
+          kMajor ? start + mn / 8 * sbo + mn % 8 * swizzle + kk * bytes
+                 : start + mn / perRow * lbo + kk / 8 * sbo + kk % 8 * swizzle +
+                       mn % perRow * bytes;
+      uint64_t mask = swizzle / 16 - 1;
+      offset ^= ((offset >> 7) & mask) << 4;
+      // The descriptor holds address bits 4-17 of the shared window.
+      auto base = reinterpret_cast<uint64_t>(shared.front().data());
+      uint64_t address = (base & ~uint64_t(0x3ffff)) + (offset & 0x3ffff);
+      if (address < base)
+        address += 0x40000;
+      if (!inBuffer(address, bytes))
+        return std::nullopt;
+      uint32_t raw = 0;
+      std::memcpy(&raw, reinterpret_cast<const void *>(address), bytes);
+      return decode(type, raw);
+    };
+    std::vector<double> a(64 * k), b(k * n);
+    for (unsigned row = 0; row < 64; ++row)
+      for (unsigned kk = 0; kk < k; ++kk) {
+        std::optional<double> v = element(descA, aType, !transA, row, kk);
+        if (!v)
+          return fail(first, call, "a wgmma operand A outside shared memory, "
+                                   "or a descriptor without a swizzle, in");
+        a[row * k + kk] = *v;
+      }
+    for (unsigned kk = 0; kk < k; ++kk)
+      for (unsigned col = 0; col < n; ++col) {
+        std::optional<double> v = element(descB, bType, !transB, col, kk);
+        if (!v)
+          return fail(first, call, "a wgmma operand B outside shared memory, "
+                                   "or a descriptor without a swizzle, in");
+        b[kk * n + col] = *v;
+      }
+    bool integer = dType == "s32";
+    for (auto [t, lane] : llvm::enumerate(warpgroup)) {
+      Bits d;
+      for (unsigned i = 0; i < n / 2; ++i) {
+        unsigned row = 16 * (t / 32) + (t % 32) / 4 + 8 * ((i / 2) % 2);
+        unsigned col = 8 * (i / 4) + 2 * (t % 4) + i % 2;
+        APInt c = value(lane, call.getArgOperand(3 + i))[0];
+        if (integer) {
+          int64_t sum = accumulate ? int32_t(c.getZExtValue()) : 0;
+          for (unsigned kk = 0; kk < k; ++kk)
+            sum += int64_t(a[row * k + kk] * b[kk * n + col]);
+          d.push_back(APInt(32, uint32_t(sum)));
+        } else {
+          float sum = accumulate ? APInt(c).bitsToFloat() : 0.0f;
+          for (unsigned kk = 0; kk < k; ++kk)
+            sum += float(a[row * k + kk] * b[kk * n + col]);
+          d.push_back(APFloat(sum).bitcastToAPInt());
+        }
+      }
+      lane.values[&call] = std::move(d);
       lane.wait = Wait::none;
       ++lane.next;
     }
@@ -574,8 +721,21 @@ private:
         return constant(cast<Constant>(v))[0];
       })};
     if (auto *expr = dyn_cast<ConstantExpr>(c);
-        expr && expr->getOpcode() == Instruction::AddrSpaceCast)
-      return constant(expr->getOperand(0));
+        expr && (expr->getOpcode() == Instruction::AddrSpaceCast ||
+                 expr->getOpcode() == Instruction::PtrToInt)) {
+      Bits value = constant(expr->getOperand(0));
+      if (!value.empty() && expr->getOpcode() == Instruction::PtrToInt)
+        value[0] = value[0].zextOrTrunc(bits);
+      return value;
+    }
+    if (auto *expr = dyn_cast<ConstantExpr>(c);
+        expr && Instruction::isBinaryOp(expr->getOpcode())) {
+      Bits a = constant(expr->getOperand(0)), b = constant(expr->getOperand(1));
+      if (a.size() == 1 && b.size() == 1)
+        if (std::optional<APInt> result =
+                binaryOp(expr->getOpcode(), type, a[0], b[0]))
+          return {*result};
+    }
     if (auto *vector = dyn_cast<ConstantVector>(c)) {
       Bits out;
       for (const Use &element : vector->operands())
@@ -777,6 +937,18 @@ private:
   /// and `@p st.global... [ptr], {words}` (predicate, address, words).
   Expected<bool> inlineAsmOp(Lane &lane, const CallInst &call) {
     StringRef text = cast<InlineAsm>(call.getCalledOperand())->getAsmString();
+    if (text.contains("wgmma.mma_async")) {
+      lane.wait = Wait::warpgroup;
+      return false;
+    }
+    if (text.contains("wgmma.wait_group")) {
+      // The products are computed at issue; the wait passes them on.
+      Bits values;
+      for (const Use &arg : call.args())
+        values.push_back(value(lane, arg.get())[0]);
+      lane.values[&call] = std::move(values);
+      return true;
+    }
     bool predicate = !value(lane, call.getArgOperand(0))[0].isZero();
     APInt address = value(lane, call.getArgOperand(1))[0];
     Bits words;
@@ -975,7 +1147,10 @@ private:
       lane.wait = Wait::workgroup;
       return false;
     }
-    if (name.starts_with("llvm.assume") || name.starts_with("llvm.lifetime"))
+    if (name.starts_with("llvm.assume") || name.starts_with("llvm.lifetime") ||
+        name.starts_with("llvm.nvvm.wgmma.fence") ||
+        name.starts_with("llvm.nvvm.wgmma.commit_group") ||
+        name.starts_with("llvm.nvvm.fence.proxy.async"))
       return true;
     if (call.arg_size() == 0)
       return fail(lane, call, "a call the simulator does not know");
@@ -1087,7 +1262,7 @@ private:
   /// The offset of [address, address + bytes) in the shared variable that
   /// holds all of it.
   std::optional<uint64_t> sharedOffset(uint64_t address, uint64_t bytes) const {
-    for (const std::vector<uint8_t> &storage : shared) {
+    for (const SharedBytes &storage : shared) {
       auto begin = reinterpret_cast<uint64_t>(storage.data());
       if (address >= begin && address + bytes <= begin + storage.size())
         return address - begin;
@@ -1139,7 +1314,7 @@ private:
   std::vector<Lane> lanes;
   std::vector<uint64_t> args;
   std::vector<Buffer> buffers;
-  std::vector<std::vector<uint8_t>> shared;
+  std::vector<SharedBytes> shared;
   /// Per byte of `shared`, how many issued and unretired cp.async write it.
   std::vector<std::vector<uint32_t>> inFlight;
   int64_t copiesInFlight = 0;

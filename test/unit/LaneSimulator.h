@@ -6,7 +6,10 @@
 // checked by running it, without a GPU. Each lane interprets the IR on its
 // own; a cross-lane operation (AMD ds_bpermute, NVIDIA shfl.sync, and the
 // tensor-core operations mma.sync and ldmatrix) waits until every lane of its
-// warp arrives, a barrier until every lane of the workgroup does. Pointers
+// warp arrives, wgmma until every thread of its warpgroup (4 warps) does, a
+// barrier until every lane of the workgroup does. wgmma reads its operands
+// through their descriptors and swizzles when issued; its wait passes the
+// results on. Pointers
 // are host addresses, checked against the buffers the test registers and the
 // workgroup's shared memory.
 //

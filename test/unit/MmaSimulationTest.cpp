@@ -1,7 +1,8 @@
 //===- MmaSimulationTest.cpp - tile.dot on the tensor cores, run on the host //
 //
 // Matmul kernels written in tile IR are compiled for sm_80 and sm_89 by the
-// NVIDIA backend (tile-nvidia-assign-mma, then mma.sync), and one workgroup
+// NVIDIA backend (tile-nvidia-assign-mma, then mma.sync), and for sm_90a
+// (warpgroup dots, wgmma reading NVMMA-swizzled shared memory), and one workgroup
 // of each runs lane by lane on the host (LaneSimulator). The lowered IR must
 // hold the mma intrinsic of the input type, so that a dot left on the CUDA
 // cores cannot pass, and the results must equal a host matmul: exactly for
@@ -23,6 +24,7 @@
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -403,13 +405,28 @@ std::string kernelOf(const Matmul &mm) {
 //===----------------------------------------------------------------------===//
 
 /// The names of the mma intrinsics `kernel` calls, with how often.
+/// The tensor-core instructions of `kernel`: mma.sync intrinsics by name,
+/// wgmma (inline PTX) as "wgmma.<D>.<A>.<B>".
 std::map<std::string, unsigned> mmaCalls(const llvm::Function &kernel) {
   std::map<std::string, unsigned> calls;
-  for (const llvm::Instruction &inst : llvm::instructions(kernel))
-    if (auto *call = llvm::dyn_cast<llvm::CallInst>(&inst))
-      if (const llvm::Function *callee = call->getCalledFunction())
-        if (callee->getName().starts_with("llvm.nvvm.mma."))
-          ++calls[callee->getName().str()];
+  for (const llvm::Instruction &inst : llvm::instructions(kernel)) {
+    auto *call = llvm::dyn_cast<llvm::CallInst>(&inst);
+    if (!call)
+      continue;
+    if (const llvm::Function *callee = call->getCalledFunction()) {
+      if (callee->getName().starts_with("llvm.nvvm.mma."))
+        ++calls[callee->getName().str()];
+      continue;
+    }
+    llvm::StringRef text =
+        llvm::cast<llvm::InlineAsm>(call->getCalledOperand())->getAsmString();
+    size_t at = text.find("wgmma.mma_async.sync.aligned.m64n");
+    if (at == llvm::StringRef::npos)
+      continue;
+    llvm::StringRef form = text.substr(at).split(' ').first;
+    // wgmma.mma_async.sync.aligned.m64nNkK.D.A.B -> wgmma.D.A.B
+    ++calls["wgmma." + form.split(".m64n").second.split('.').second.str()];
+  }
   return calls;
 }
 
@@ -424,6 +441,24 @@ std::string describe(const std::map<std::string, unsigned> &calls) {
 /// before sm_89 is multiplied as f16.
 std::string expectedMma(const Matmul &mm) {
   bool fp8 = mm.a == Elem::E4M3 || mm.a == Elem::E5M2;
+  if (llvm::StringRef(mm.target).ends_with("90")) {
+    auto ptxName = [](Elem type) -> std::string {
+      switch (type) {
+      case Elem::F32:
+        return "tf32";
+      case Elem::I8:
+        return "s8";
+      case Elem::E4M3:
+        return "e4m3";
+      case Elem::E5M2:
+        return "e5m2";
+      default:
+        return mlirName(type);
+      }
+    };
+    std::string operands = ptxName(mm.a) + "." + ptxName(mm.b);
+    return (mm.a == Elem::I8 ? "wgmma.s32." : "wgmma.f32.") + operands;
+  }
   bool sm89 = llvm::StringRef(mm.target).ends_with("89");
   if (mm.a == Elem::F16 || (fp8 && !sm89))
     return "llvm.nvvm.mma.m16n8k16.row.col.f32.f32";
@@ -785,6 +820,47 @@ std::vector<Matmul> accumulatorAndBatchCases() {
   return cases;
 }
 
+/// wgmma (sm_90a): each input type, both storage orders of each operand
+/// (8-bit and tf32 ones are stored K-major whatever their order), one and
+/// two warpgroups along M or N, several instructions along M and K, masked
+/// edges and an accumulator read in.
+std::vector<Matmul> wgmmaCases() {
+  const Types types[] = {{"cuda:90", Elem::F16, Elem::F16, Precision::Default},
+                         {"cuda:90", Elem::BF16, Elem::BF16, Precision::Default},
+                         {"cuda:90", Elem::F32, Elem::F32, Precision::Tf32},
+                         {"cuda:90", Elem::I8, Elem::I8, Precision::Default},
+                         {"cuda:90", Elem::E4M3, Elem::E5M2, Precision::Default}};
+  std::vector<Matmul> cases;
+  for (const Types &t : types) {
+    Elem acc = t.a == Elem::I8 ? Elem::I32 : Elem::F32;
+    for (bool aByColumns : {false, true})
+      for (bool bByColumns : {false, true}) {
+        Matmul mm{t.target, t.a, t.b, acc, t.precision, 0, 64, 32, 64, 4};
+        mm.aByColumns = aByColumns;
+        mm.bByColumns = bByColumns;
+        cases.push_back(mm);
+      }
+    Matmul masked{t.target, t.a, t.b, acc, t.precision, 0, 64, 64, 64, 4};
+    masked.masked = true;
+    masked.loadC = true;
+    cases.push_back(masked);
+  }
+  // Two 64-row instructions a warpgroup; warpgroups along M, then along N.
+  cases.push_back({"cuda:90", Elem::F16, Elem::F16, Elem::F32,
+                   Precision::Default, 0, 128, 64, 32, 4});
+  cases.push_back({"cuda:90", Elem::F16, Elem::F16, Elem::F32,
+                   Precision::Default, 0, 128, 64, 32, 8});
+  cases.push_back({"cuda:90", Elem::BF16, Elem::BF16, Elem::F32,
+                   Precision::Default, 0, 64, 128, 16, 8});
+  Matmul f16Acc{"cuda:90", Elem::F16, Elem::F16, Elem::F16, Precision::Default,
+                0,         64,        16,        32,        4};
+  f16Acc.loadC = true;
+  cases.push_back(f16Acc);
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Wgmma, MmaSimulation, ::testing::ValuesIn(wgmmaCases()),
+                         matmulName);
 INSTANTIATE_TEST_SUITE_P(Types, MmaSimulation, ::testing::ValuesIn(typeCases()),
                          matmulName);
 INSTANTIATE_TEST_SUITE_P(Shapes, MmaSimulation,
@@ -867,7 +943,10 @@ TEST_P(MmaAttention, MatchesTheHost) {
     return;
   std::map<std::string, unsigned> calls = mmaCalls(*compiled.kernel);
   ASSERT_EQ(calls.size(), 1u) << describe(calls);
-  EXPECT_EQ(calls.begin()->first, "llvm.nvvm.mma.m16n8k16.row.col.f32.f32");
+  EXPECT_EQ(calls.begin()->first,
+            llvm::StringRef(spec).ends_with("90")
+                ? "wgmma.f32.f16.f16"
+                : "llvm.nvvm.mma.m16n8k16.row.col.f32.f32");
   expandExp2(*compiled.kernel);
 
   std::mt19937 random(s * 100 + dh + warps);
@@ -932,6 +1011,8 @@ std::string attentionName(const ::testing::TestParamInfo<AttentionCase> &info) {
 
 INSTANTIATE_TEST_SUITE_P(Tiles, MmaAttention,
                          ::testing::Values(AttentionCase{"cuda:80", 64, 64, 4},
+                                           AttentionCase{"cuda:90", 64, 64, 4},
+                                           AttentionCase{"cuda:90", 64, 32, 8},
                                            AttentionCase{"cuda:89", 32, 32, 4},
                                            AttentionCase{"cuda:89", 32, 16, 2}),
                          attentionName);

@@ -1,8 +1,8 @@
 //===- PipelineSimulationTest.cpp - pipelined matmul loops, run on the host ===//
 //
 // A matmul kernel that loops over K in tiles, masking the last one (as
-// Triton's tutorial 03 does), is compiled for sm_80 with loads pipelined
-// over 1 to 4 stages (tile-pipeline: cp.async into rotating shared-memory
+// Triton's tutorial 03 does), is compiled for sm_80 (and sm_90a, where
+// wgmma reads the buffers) with loads pipelined over 1 to 4 stages (tile-pipeline: cp.async into rotating shared-memory
 // buffers, commit and wait groups), and one workgroup runs lane by lane on
 // the host (LaneSimulator, which executes cp.async with its zero fill,
 // wait_group and ldmatrix). The result must equal a host matmul exactly
@@ -48,10 +48,13 @@ struct Loop {
   unsigned k;
   /// The compile option, and the loop's own tile.num_stages (0: none).
   unsigned stages, loopStages = 0;
+  /// cuda:80 (mma.sync) or cuda:90 (wgmma reading the buffers).
+  const char *target = "cuda:80";
 };
 
 std::string caseName(const Loop &c) {
-  std::string name = c.int8 ? "i8_" : "f16_";
+  std::string name = llvm::StringRef(c.target).ends_with("90") ? "wgmma_" : "";
+  name += c.int8 ? "i8_" : "f16_";
   name += std::to_string(c.bm) + "x" + std::to_string(c.bn) + "x" +
           std::to_string(c.bk) + "_" + std::to_string(c.warps) + "warps_K" +
           std::to_string(c.k) + (c.aByColumns ? "_Acols" : "_Arows") +
@@ -176,7 +179,8 @@ TEST_P(PipelineSimulation, MatchesAHostMatmul) {
   const Loop &c = GetParam();
   std::string source = kernelOf(c);
   LoweredKernel compiled;
-  lowerKernel("cuda:80", source, c.warps, compiled, c.stages);
+  lowerKernel(c.target, source, c.warps, compiled, c.stages);
+  bool wgmma = llvm::StringRef(c.target).ends_with("90");
   if (HasFatalFailure())
     return;
   unsigned stages = c.loopStages ? c.loopStages : c.stages;
@@ -188,7 +192,7 @@ TEST_P(PipelineSimulation, MatchesAHostMatmul) {
     // fp16 rows of B, 32 elements or more along N, where the K mask is the
     // same, go in 16-byte copies (along K, the mask splits them: K is not
     // known to be a multiple of 8).
-    if (!c.int8 && !c.bByColumns && c.bn >= 32) {
+    if (!c.int8 && !c.bByColumns && c.bn >= 32 && !wgmma) {
       EXPECT_GT(countCalls(*compiled.kernel,
                            "llvm.nvvm.cp.async.cg.shared.global.16"),
                 0u);
@@ -196,7 +200,10 @@ TEST_P(PipelineSimulation, MatchesAHostMatmul) {
   } else {
     EXPECT_EQ(copies, 0u) << "a loop of one stage is not pipelined";
   }
-  EXPECT_GT(countCalls(*compiled.kernel, "llvm.nvvm.mma."), 0u);
+  if (wgmma)
+    EXPECT_GT(countCalls(*compiled.kernel, "llvm.nvvm.wgmma.commit_group"), 0u);
+  else
+    EXPECT_GT(countCalls(*compiled.kernel, "llvm.nvvm.mma."), 0u);
 
   // A (BM x Kpad) and B (Kpad x BN) in their storage orders; past K they
   // hold what must never be read.
@@ -303,6 +310,15 @@ std::vector<Loop> cases() {
   // int8 into i32, B K-contiguous as int8 mma wants it.
   all.push_back({true, 32, 32, 32, 4, false, true, 80, 3});
   all.push_back({true, 64, 32, 64, 4, false, false, 160, 2});
+  // wgmma reading the buffers: depths, storage orders, a masked tail, two
+  // warpgroups, int8 (B stored K-contiguous for it).
+  for (unsigned stages : {2u, 3u, 4u})
+    all.push_back({false, 64, 64, 32, 4, false, false, 200, stages, 0, "cuda:90"});
+  for (auto [aCols, bCols] : {std::pair(true, false), std::pair(false, true),
+                              std::pair(true, true)})
+    all.push_back({false, 64, 64, 32, 4, aCols, bCols, 200, 3, 0, "cuda:90"});
+  all.push_back({false, 128, 64, 32, 8, false, false, 96, 3, 0, "cuda:90"});
+  all.push_back({true, 64, 64, 64, 4, false, false, 160, 3, 0, "cuda:90"});
   return all;
 }
 
