@@ -69,15 +69,19 @@ def TilePipelinePass : Pass<"tile-pipeline", "::mlir::ModuleOp"> {
   let description = [{
     For each innermost `scf.for` that writes no global memory (a load issued
     ahead must not pass a store) and whose loads feed dot operands (a
-    `tile.load` converted to a `dot_operand` layout, directly or through a
-    `tile.trans`, which becomes a `tile.memdesc_trans` of the buffer), with
-    `S` stages (the
-    loop's `tile.num_stages`, else `num-stages`; 2 or more):
+    `tile.load` converted to a `dot_operand` layout, or stored to shared
+    memory by `tile.local_alloc` for a dot that reads it there, directly or
+    through a `tile.trans`, which becomes a `tile.memdesc_trans` of the
+    buffer), with `S` stages (the loop's `tile.num_stages`, else
+    `num-stages`; 2 or more):
 
     - each such load becomes a `tile.async_copy_global_to_local` into one of
       `S` buffers of a `tile.local_alloc` before the loop (masked elements
       read as zeros, or as `other`), and its convert a `tile.local_load`
-      of that buffer;
+      of that buffer; a `tile.local_alloc` of it becomes the buffer itself,
+      of the alloc's layout, with `S + 1` buffers (a dot reading shared
+      memory in place, as an asynchronous wgmma does, may still read the
+      previous iteration's buffer while this one's copies are issued);
     - the copies of an iteration form one group (`tile.async_commit_group`)
       and run `S - 1` iterations ahead: they, and the address and mask
       computations they need, are stage 0, everything else stage `S - 1`;

@@ -1,7 +1,8 @@
 //===- Pipeline.cpp - software pipelining of loops that feed dots ---------===//
 //
 // The loads of a loop that feed dot operands become asynchronous copies
-// into multi-buffered shared memory, issued `stages - 1` iterations ahead
+// into multi-buffered shared memory (a buffer per stage, one more for a dot
+// that reads shared memory in place), issued `stages - 1` iterations ahead
 // (see tile-pipeline in Passes.td). The loop is first rewritten in place:
 // copies and a commit where the loads were, a wait and local loads where
 // the converts were; then scf::pipelineForLoop expands it by the schedule.
@@ -108,19 +109,19 @@ Attribute chooseSharedLayout(RankedTensorType loaded) {
                                        maxPhase, order);
 }
 
-/// The buffer (an i32 in [0, stages)) iteration `iv` of `loop` uses.
-Value emitSlot(OpBuilder &b, Location loc, scf::ForOp loop, unsigned stages) {
+/// The buffer (an i32 in [0, count)) iteration `iv` of `loop` uses.
+Value emitSlot(OpBuilder &b, Location loc, scf::ForOp loop, unsigned count) {
   Value iteration = arith::DivSIOp::create(
       b, loc,
       arith::SubIOp::create(b, loc, loop.getInductionVar(),
                             loop.getLowerBound()),
       loop.getStep());
   Type type = iteration.getType();
-  Value stagesValue =
+  Value countValue =
       isa<IndexType>(type)
-          ? Value(arith::ConstantIndexOp::create(b, loc, stages))
-          : Value(arith::ConstantIntOp::create(b, loc, type, stages));
-  Value slot = arith::RemSIOp::create(b, loc, iteration, stagesValue);
+          ? Value(arith::ConstantIndexOp::create(b, loc, count))
+          : Value(arith::ConstantIntOp::create(b, loc, type, count));
+  Value slot = arith::RemSIOp::create(b, loc, iteration, countValue);
   Type i32 = b.getI32Type();
   if (isa<IndexType>(type))
     return arith::IndexCastOp::create(b, loc, i32, slot);
@@ -198,6 +199,15 @@ Operation *predicate(RewriterBase &rewriter, Operation *op, Value pred) {
   return nullptr;
 }
 
+/// The buffers an operand needs: one per stage, and one more where the dot
+/// reads the buffer in place, as Hopper's wgmma does, which may still be
+/// reading it an iteration later (asynchronous: the copies of iteration i
+/// then go to the buffer of iteration i - 2, which every warpgroup is done
+/// with before the barrier of i).
+unsigned buffersOf(const OperandLoad &operand, unsigned stages) {
+  return operand.allocs.empty() ? stages : stages + 1;
+}
+
 /// Whether an iteration's copies go after its dots rather than before them.
 /// Issued first, they have S - 1 whole iterations to land and the dots wait
 /// for their issue; issued last, the dots start at the barrier and the
@@ -267,7 +277,7 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages) {
     if (!operand.allocs.empty() && operand.trans)
       encoding =
           transposeSharedLayout(encoding, operand.trans.getOrder());
-    SmallVector<int64_t> shape{int64_t(stages)};
+    SmallVector<int64_t> shape{int64_t(buffersOf(operand, stages))};
     llvm::append_range(shape, type.getShape());
     rewriter.setInsertionPoint(loop);
     auto buffer = LocalAllocOp::create(
@@ -275,7 +285,8 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages) {
         MemDescType::get(shape, type.getElementType(), encoding), Value());
     buffers.push_back(buffer);
     rewriter.setInsertionPoint(load);
-    Value slot = emitSlot(rewriter, load.getLoc(), loop, stages);
+    Value slot = emitSlot(rewriter, load.getLoc(), loop,
+                          buffersOf(operand, stages));
     auto viewType = MemDescType::get(type.getShape(), type.getElementType(),
                                      encoding, true, shape);
     Value view = MemDescIndexOp::create(rewriter, load.getLoc(), viewType,
@@ -316,7 +327,7 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages) {
     for (Operation *read : reads) {
       rewriter.setInsertionPoint(read);
       Location at = read->getLoc();
-      Value slot = emitSlot(rewriter, at, loop, stages);
+      Value slot = emitSlot(rewriter, at, loop, buffersOf(operand, stages));
       Value view =
           MemDescIndexOp::create(rewriter, at, viewType, buffer, slot);
       if (TransOp trans = operand.trans) {

@@ -171,6 +171,7 @@ public:
       pm.addPass(createTileNvidiaAssignMmaPass({capability}));
     };
     auto addLatePasses = [](mlir::OpPassManager &pm) {
+      pm.addPass(createTileNvidiaAsyncWarpGroupDotsPass());
       pm.addPass(createTileNvidiaFenceAsyncSharedPass());
     };
     if (mlir::failed(runLayoutStage(llvm::cast<mlir::ModuleOp>(module),

@@ -50,6 +50,22 @@ def TileNvidiaAssignMmaPass
                            "::mlir::arith::ArithDialect"];
 }
 
+def TileNvidiaAsyncWarpGroupDotsPass
+    : Pass<"tile-nvidia-async-warpgroup-dots", "::mlir::ModuleOp"> {
+  let summary = "keep one wgmma in flight in loops that accumulate";
+  let description = [{
+    A `tile_nvidia.warpgroup_dot` in an `scf.for` whose accumulator the
+    loop carries from it to itself alone, and whose operands are buffers
+    allocated before the loop that nothing in it stores to from registers
+    (those tile-pipeline's copies fill, with a spare buffer for this), is
+    made asynchronous; a `tile_nvidia.warpgroup_dot_wait {pendings = 1}`
+    after it, which the loop carries on, retires the previous iteration's,
+    and one with `pendings = 0` after the loop gives its result. Run it
+    after tile-pipeline.
+  }];
+  let dependentDialects = ["::mlir::tile::nvidia::TileNvidiaDialect"];
+}
+
 def TileNvidiaFenceAsyncSharedPass
     : Pass<"tile-nvidia-fence-async-shared", "::mlir::ModuleOp"> {
   let summary = "fence register stores before the wgmma reads of them";

@@ -1,15 +1,15 @@
 // Pipelining a loop that feeds warpgroup dots: the loads stored to shared
-// memory for them become asynchronous copies into S buffers of the stores'
-// NVMMA layouts, issued S - 1 iterations ahead, and the dots read the slots
-// directly (a transposed view for a transposed operand); no fence, since
-// nothing is stored from registers.
-// RUN: tessera-opt %s -split-input-file -tile-assign-layouts -tile-nvidia-assign-mma=compute-capability=90 -tile-remove-conversions -canonicalize -cse -tile-pipeline -canonicalize -cse -tile-nvidia-fence-async-shared | FileCheck %s
+// memory for them become asynchronous copies into S + 1 buffers of the
+// stores' NVMMA layouts, issued S - 1 iterations ahead, and the dots read
+// the slots directly; the dot runs asynchronously, one in flight, waited
+// for after the loop; no fence, since nothing is stored from registers.
+// RUN: tessera-opt %s -split-input-file -tile-assign-layouts -tile-nvidia-assign-mma=compute-capability=90 -tile-remove-conversions -canonicalize -cse -tile-pipeline -canonicalize -cse -tile-nvidia-async-warpgroup-dots -tile-nvidia-fence-async-shared | FileCheck %s
 
 // CHECK-DAG: #[[$SA:shared[0-9]*]] = #tile.nvmma_shared<{swizzlingByteWidth = 64, transposed = false, elementBitWidth = 16}>
 // CHECK-DAG: #[[$SB:shared[0-9]*]] = #tile.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
 // CHECK-LABEL: func.func @matmul
-// CHECK: %[[A:.*]] = tile.local_alloc : () -> !tile.memdesc<3x128x32xf16, #[[$SA]], mutable>
-// CHECK: %[[B:.*]] = tile.local_alloc : () -> !tile.memdesc<3x32x128xf16, #[[$SB]], mutable>
+// CHECK: %[[A:.*]] = tile.local_alloc : () -> !tile.memdesc<4x128x32xf16, #[[$SA]], mutable>
+// CHECK: %[[B:.*]] = tile.local_alloc : () -> !tile.memdesc<4x32x128xf16, #[[$SB]], mutable>
 // CHECK-COUNT-2: tile.async_commit_group
 // CHECK: scf.for
 // CHECK: tile.async_wait {num = 1 : i32}
@@ -18,9 +18,13 @@
 // CHECK-NEXT: tile.async_commit_group
 // CHECK: %[[X:.*]] = tile.memdesc_index %[[A]][%{{.*}}]
 // CHECK-NEXT: %[[Y:.*]] = tile.memdesc_index %[[B]][%{{.*}}]
-// CHECK-NEXT: tile_nvidia.warpgroup_dot %[[X]], %[[Y]], %{{.*}} : !tile.memdesc<128x32xf16, #[[$SA]], mutable, 3x128x32> * !tile.memdesc<32x128xf16, #[[$SB]], mutable, 3x32x128>
+// CHECK-NEXT: %[[D:.*]] = tile_nvidia.warpgroup_dot %[[X]], %[[Y]], %{{.*}} {isAsync} : !tile.memdesc<128x32xf16, #[[$SA]], mutable, 4x128x32> * !tile.memdesc<32x128xf16, #[[$SB]], mutable, 4x32x128>
+// CHECK-NEXT: %[[W:.*]] = tile_nvidia.warpgroup_dot_wait %[[D]] {pendings = 1 : i32}
+// CHECK-NEXT: scf.yield %[[W]]
+// CHECK: %[[R:.*]] = tile_nvidia.warpgroup_dot_wait %{{.*}} {pendings = 0 : i32}
 // CHECK-NOT: fence_async_shared
 // CHECK: tile.async_wait {num = 0 : i32}
+// CHECK: tile.store %{{.*}}, %{{.*}}
 func.func @matmul(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32},
                   %b: !tile.ptr<f16> {tile.divisibility = 16 : i32},
                   %c: tensor<128x128x!tile.ptr<f32>>, %n: i32) {
