@@ -109,12 +109,9 @@ SmallVector<unsigned> warpsFor(ArrayRef<int64_t> shape, unsigned numWarps,
 }
 
 /// How `numWarps` warps (a multiple of 4) tile a wgmma dot of `shape`:
-/// warpgroups along M while M has 64 rows for each (all of them when
-/// `chained`), then along N.
+/// warpgroups along M while M has 64 rows for each, then along N.
 SmallVector<unsigned> warpgroupWarpsFor(ArrayRef<int64_t> shape,
-                                        unsigned numWarps, bool chained) {
-  if (chained)
-    return {numWarps, 1};
+                                        unsigned numWarps) {
   SmallVector<unsigned> warps{4, 1};
   while (warps[0] * warps[1] < numWarps) {
     if (shape[0] > 16 * warps[0])
@@ -251,7 +248,8 @@ struct TileNvidiaAssignMmaPass
   /// Rewrites `dot` as a warpgroup dot (wgmma) whose operands are stored to
   /// shared memory in NVMMA layouts; false, changing nothing, where wgmma
   /// cannot compute it (batched, M not a multiple of 64, operands whose
-  /// contiguous dimension is under 32 bytes, fp32 as tf32x3, ...).
+  /// contiguous dimension is under 32 bytes, fp32 as tf32x3, ...) or is not
+  /// yet the faster (chained dots).
   bool assignWarpgroup(DotOp dot, unsigned numWarps,
                        std::pair<Type, Type> operands) {
     auto [aElement, bElement] = operands;
@@ -266,13 +264,16 @@ struct TileNvidiaAssignMmaPass
     Value aSource = source(dot.getA()), bSource = source(dot.getB());
     auto aType = cast<RankedTensorType>(aSource.getType());
     auto bType = cast<RankedTensorType>(bSource.getType());
+    // Chained dots (attention) stay on mma.sync: the second takes its A
+    // from registers, which wgmma would read from registers too, a form not
+    // lowered yet; through shared memory it runs at half mma.sync's speed.
     if (type.getRank() != 2 || numWarps % 4 != 0 || shape[0] % 64 != 0 ||
-        (aElement.isF32() && dot.getPrecision() != InputPrecision::tf32))
+        (aElement.isF32() && dot.getPrecision() != InputPrecision::tf32) ||
+        isChained(dot))
       return false;
     int64_t k = aType.getShape()[1];
     int64_t instrK = instructionK(aElement);
-    SmallVector<unsigned> warps =
-        warpgroupWarpsFor(shape, numWarps, isChained(dot));
+    SmallVector<unsigned> warps = warpgroupWarpsFor(shape, numWarps);
     int64_t instrN = std::min<int64_t>(256, shape[1] / warps[1]);
     if (k % instrK != 0 || instrN < 8)
       return false;

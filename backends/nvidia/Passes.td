@@ -34,9 +34,10 @@ def TileNvidiaAssignMmaPass
     swizzle its contiguous dimension's bytes allow (K for 8- and 32-bit
     types; 16-bit ones keep the dimension their layout has contiguous); the
     result takes a version-3 mma layout, warpgroups along M while there are
-    64 rows for each (all along M for chained dots), then along N, with
-    instructions as wide as a warpgroup's share of N (at most 256). fp32
-    needs `precision = tf32`.
+    64 rows for each, then along N, with instructions as wide as a
+    warpgroup's share of N (at most 256). fp32 needs `precision = tf32`.
+    Chained dots (attention) stay on mma.sync until wgmma takes A from
+    registers.
 
     Run tile-remove-conversions after it.
   }];
