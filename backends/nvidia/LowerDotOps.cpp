@@ -14,6 +14,7 @@
 
 #include "backends/common/Lowering.h"
 #include "backends/nvidia/IR/NvidiaDialect.h"
+#include "backends/nvidia/NvidiaTargetInfo.h"
 
 #include "ir/Tile/TileOps.h"
 
@@ -316,10 +317,10 @@ struct SharedOperand {
   /// Whether K is the contiguous dimension (else wgmma reads it transposed).
   bool kMajor;
 
-  /// The byte offset of the element at `coords`.
+  /// The byte offset of the element at (`row`, `col`).
   int64_t byteOffset(int32_t row, int32_t col) const {
-    LinearLayout::Point p = toOffset.apply(
-        {{dimName(0), row}, {dimName(1), col}});
+    LinearLayout::Point p =
+        toOffset.apply({{dimName(0), row}, {dimName(1), col}});
     return int64_t(p[0].second) * elementBytes;
   }
 };
@@ -333,7 +334,8 @@ FailureOr<SharedOperand> sharedOperand(Operation *op, MemDescType type,
   auto nvmma = dyn_cast<NVMMASharedLayoutAttr>(type.getEncoding());
   if (!nvmma || type.getRank() != 2)
     return loweringError(op, "wgmma reads 2-D NVMMA shared layouts only");
-  if (llvm::any_of(view.drop_front(), [](Value v) { return !matchPattern(v, m_Zero()); }))
+  auto isZero = [](Value v) { return matchPattern(v, m_Zero()); };
+  if (!llvm::all_of(view.drop_front(), isZero))
     return loweringError(op, "wgmma reads whole buffers, not views into them");
   std::optional<LinearLayout> inverse =
       nvmma.toLinearLayout(type.getLayoutShape()).invert();
@@ -345,49 +347,76 @@ FailureOr<SharedOperand> sharedOperand(Operation *op, MemDescType type,
   int64_t rows = type.getLayoutShape()[1 - contiguous];
   uint64_t sbo = 8 * swizzle, lbo = kMajor ? 0 : rows * swizzle;
   uint64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
-  uint64_t bits = ((lbo >> 4) & 0x3fff) << 16 | ((sbo >> 4) & 0x3fff) << 32 |
-                  mode << 62;
-  return SharedOperand{view.front(), *inverse,
-                       std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8),
-                       bits, kMajor};
+  uint64_t bits = ((lbo >> 4) & 0x3fff) << 16 |
+                  ((sbo >> 4) & 0x3fff) << 32 | mode << 62;
+  int64_t bytes = type.getElementType().getIntOrFloatBitWidth() / 8;
+  return SharedOperand{view.front(), *inverse, bytes, bits, kMajor};
+}
+
+/// The inline-assembly register constraint of a value of `type`.
+std::string registerConstraint(Type type) {
+  if (type.isF32())
+    return "f";
+  if (type.isF64())
+    return "d";
+  unsigned bits = type.getIntOrFloatBitWidth();
+  return bits == 64 ? "l" : bits == 16 ? "h" : "r";
 }
 
 /// `wgmma.wait_group n` with `values` passing through it, so that nothing
 /// reads them before it (NVVM's wait ties no registers).
 SmallVector<Value> waitGroup(OpBuilder &b, Location loc, ValueRange values,
                              int64_t pending) {
-  std::string constraints;
-  SmallVector<Type> types;
-  for (Value v : values) {
-    Type t = v.getType();
-    types.push_back(t);
-    constraints += t.isF32() ? "=f," : t.isInteger(64) ? "=l," : "=r,";
+  std::string text =
+      "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";";
+  if (values.empty()) {
+    inlineAsm(b, loc, Type(), {}, text, "");
+    return {};
   }
-  for (unsigned i = 0; i < values.size(); ++i)
-    constraints += std::to_string(i) + ",";
-  constraints.pop_back();
-  Type result = values.size() == 1
-                    ? types.front()
-                    : LLVM::LLVMStructType::getLiteral(b.getContext(), types);
-  if (values.empty())
-    result = LLVM::LLVMVoidType::get(b.getContext());
-  auto wait = LLVM::InlineAsmOp::create(
-      b, loc, result, values,
-      "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";",
-      constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::tailcallkind::TailCallKind::None,
-      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-      ArrayAttr());
-  if (values.size() <= 1)
-    return SmallVector<Value>(wait->getResults());
+  SmallVector<std::string> outputs, inputs;
+  SmallVector<Type> types;
+  for (auto [i, v] : llvm::enumerate(values)) {
+    types.push_back(v.getType());
+    outputs.push_back("=" + registerConstraint(v.getType()));
+    inputs.push_back(std::to_string(i));
+  }
+  std::string constraints =
+      llvm::join(outputs, ",") + "," + llvm::join(inputs, ",");
+  if (values.size() == 1)
+    return {inlineAsm(b, loc, types.front(), values, text, constraints)
+                .getResult(0)};
+  auto result = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
+  Value waited =
+      inlineAsm(b, loc, result, values, text, constraints).getResult(0);
   SmallVector<Value> out;
   for (unsigned i = 0; i < values.size(); ++i)
-    out.push_back(LLVM::ExtractValueOp::create(b, loc, wait.getResult(0), i));
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, waited, i));
   return out;
 }
 
 void callIntrinsic(OpBuilder &b, Location loc, StringRef name) {
   LLVM::CallIntrinsicOp::create(b, loc, b.getStringAttr(name), ValueRange());
+}
+
+/// The text of one `wgmma.mma_async` with `n` accumulator registers
+/// ($0 ..), the descriptors, and the i32 whose being non-zero makes it
+/// accumulate; `transposes` are the trans-a and trans-b immediates (16-bit
+/// types only; integer types take no scale either).
+std::string wgmmaText(StringRef form, int64_t n, bool isInteger,
+                      std::optional<std::pair<bool, bool>> transposes) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "{\n.reg .pred p;\nsetp.ne.b32 p, $" << n + 2
+     << ", 0;\nwgmma.mma_async.sync.aligned." << form << " {";
+  for (int64_t i = 0; i < n; ++i)
+    os << (i ? ", $" : "$") << i;
+  os << "}, $" << n << ", $" << n + 1 << ", p";
+  if (!isInteger)
+    os << ", 1, 1";
+  if (transposes)
+    os << ", " << int(transposes->first) << ", " << int(transposes->second);
+  os << ";\n}";
+  return text;
 }
 
 class WarpGroupDotPattern : public LoweringPattern<WarpGroupDotOp> {
@@ -400,16 +429,14 @@ public:
     auto mma = cast<MmaLayoutAttr>(op.getType().getEncoding());
     int64_t instrN = mma.getInstrShape()[1], instrK = mma.getInstrShape()[2];
     auto aMemory = dyn_cast<MemDescType>(op.getA().getType());
-    Type aElement = aMemory ? aMemory.getElementType()
-                            : cast<RankedTensorType>(op.getA().getType())
-                                  .getElementType();
+    if (!aMemory)
+      return loweringError(op, "wgmma with A in registers is not lowered yet");
+    Type aElement = aMemory.getElementType();
     Type bElement = op.getB().getType().getElementType();
     std::optional<StringRef> aName = wgmmaType(aElement),
                              bName = wgmmaType(bElement);
     if (!aName || !bName)
       return loweringError(op, "wgmma does not multiply these types");
-    if (!aMemory)
-      return loweringError(op, "wgmma with A in registers is not lowered yet");
     FailureOr<SharedOperand> a =
         sharedOperand(op, aMemory, adaptor.getA(), /*kDim=*/1);
     FailureOr<SharedOperand> b =
@@ -417,57 +444,54 @@ public:
     if (failed(a) || failed(b))
       return failure();
     bool isInteger = aElement.isInteger(8);
-    bool sixteenBit = aElement.getIntOrFloatBitWidth() == 16;
+    std::optional<std::pair<bool, bool>> transposes;
+    if (aElement.getIntOrFloatBitWidth() == 16)
+      transposes = std::pair(!a->kMajor, !b->kMajor);
     int64_t k = op.getB().getType().getShape()[0];
 
     Location loc = op.getLoc();
+    Type i64 = rewriter.getI64Type();
+    auto i64Constant = [&](int64_t value) -> Value {
+      return LLVM::ConstantOp::create(rewriter, loc, i64, value);
+    };
     LinearLayout cLayout = *layoutOf(op.getType());
     Registers c(cLayout, adaptor.getC());
     SmallVector<Value> acc(adaptor.getC());
 
-    // The warpgroup's offset from warp 0's: its warp bits above the 4
-    // warps of a warpgroup, in bytes of A and B.
+    // Each operand's address for this warpgroup: the view's, plus the
+    // warpgroup's offset from warp 0's (the warp bits above the 4 warps of
+    // a warpgroup) in the operand's bytes.
+    Value aBase = LLVM::PtrToIntOp::create(rewriter, loc, i64, a->base);
+    Value bBase = LLVM::PtrToIntOp::create(rewriter, loc, i64, b->base);
     Value warp = emitHardwareIds(rewriter, loc, state.target).warp;
-    Type i64 = rewriter.getI64Type();
-    auto address = [&](const SharedOperand &operand) -> Value {
-      return LLVM::PtrToIntOp::create(rewriter, loc, i64, operand.base);
-    };
-    Value aWarpgroup = LLVM::ConstantOp::create(rewriter, loc, i64, 0);
-    Value bWarpgroup = aWarpgroup;
-    const auto &warpBases = cLayout.getInDims()[2].bases;
-    for (auto [bit, basis] : llvm::enumerate(warpBases)) {
+    for (auto [bit, basis] :
+         llvm::enumerate(cLayout.getInDims()[2].bases)) {
       if (bit < 2)
         continue;
       Value set = arith::AndIOp::create(
           rewriter, loc,
-          arith::ShRUIOp::create(rewriter, loc, warp, i32Constant(rewriter, loc, bit)),
+          arith::ShRUIOp::create(rewriter, loc, warp,
+                                 i32Constant(rewriter, loc, bit)),
           i32Constant(rewriter, loc, 1));
       set = arith::ExtUIOp::create(rewriter, loc, i64, set);
-      auto add = [&](Value &sum, int64_t bytes) {
-        if (!bytes)
-          return;
-        Value step = arith::MulIOp::create(
-            rewriter, loc, set, LLVM::ConstantOp::create(rewriter, loc, i64, bytes));
-        sum = arith::AddIOp::create(rewriter, loc, sum, step);
+      auto add = [&](Value &base, int64_t bytes) {
+        if (bytes)
+          base = arith::AddIOp::create(
+              rewriter, loc, base,
+              arith::MulIOp::create(rewriter, loc, set, i64Constant(bytes)));
       };
-      add(aWarpgroup, basis[0] ? a->byteOffset(basis[0], 0) : 0);
-      add(bWarpgroup, basis[1] ? b->byteOffset(0, basis[1]) : 0);
+      add(aBase, basis[0] ? a->byteOffset(basis[0], 0) : 0);
+      add(bBase, basis[1] ? b->byteOffset(0, basis[1]) : 0);
     }
-    Value aBase = arith::AddIOp::create(rewriter, loc, address(*a), aWarpgroup);
-    Value bBase = arith::AddIOp::create(rewriter, loc, address(*b), bWarpgroup);
     auto descriptor = [&](Value base, const SharedOperand &operand,
                           int64_t offset) -> Value {
-      Value at = arith::AddIOp::create(
-          rewriter, loc, base, LLVM::ConstantOp::create(rewriter, loc, i64, offset));
-      Value field = arith::AndIOp::create(
-          rewriter, loc,
-          arith::ShRUIOp::create(rewriter, loc, at,
-                                 LLVM::ConstantOp::create(rewriter, loc, i64, 4)),
-          LLVM::ConstantOp::create(rewriter, loc, i64, 0x3fff));
-      return arith::OrIOp::create(
-          rewriter, loc, field,
-          LLVM::ConstantOp::create(rewriter, loc, i64,
-                                   int64_t(operand.descriptorBits)));
+      Value at =
+          arith::AddIOp::create(rewriter, loc, base, i64Constant(offset));
+      Value shifted = arith::ShRUIOp::create(rewriter, loc, at, i64Constant(4));
+      Value field = arith::AndIOp::create(rewriter, loc, shifted,
+                                          i64Constant(0x3fff));
+      return arith::OrIOp::create(rewriter, loc, field,
+                                  i64Constant(int64_t(operand.descriptorBits)));
     };
 
     // Warp 0's 64xN tiles: the registers whose lane-0 element starts one.
@@ -477,11 +501,22 @@ public:
       if (at[0] % 64 == 0 && at[1] % instrN == 0)
         tiles.push_back(at);
     }
-    std::string shape = ("m64n" + Twine(instrN) + "k" + Twine(instrK)).str();
-    std::string types = ((isInteger ? "s32." : "f32.") + *aName + "." + *bName).str();
-    Type accType = acc.front().getType();
+    std::string form = ("m64n" + Twine(instrN) + "k" + Twine(instrK) + "." +
+                        (isInteger ? "s32." : "f32.") + *aName + "." + *bName)
+                           .str();
+    std::string text = wgmmaText(form, instrN / 2, isInteger, transposes);
+    std::string constraints;
+    for (int64_t i = 0; i < instrN / 2; ++i)
+      constraints += isInteger ? "=r," : "=f,";
+    constraints += "l,l,r";
+    for (int64_t i = 0; i < instrN / 2; ++i)
+      constraints += "," + std::to_string(i);
+    auto resultType = LLVM::LLVMStructType::getLiteral(
+        rewriter.getContext(),
+        SmallVector<Type>(instrN / 2, acc.front().getType()));
+
     callIntrinsic(rewriter, loc, "llvm.nvvm.wgmma.fence.sync.aligned");
-    Value one = i32Constant(rewriter, loc, 1);
+    Value accumulate = i32Constant(rewriter, loc, 1);
     for (int64_t k0 = 0; k0 < k; k0 += instrK) {
       for (const SmallVector<int32_t> &tile : tiles) {
         // Register i of the instruction: row 8 ((i / 2) % 2), column
@@ -495,42 +530,16 @@ public:
                                      "of its wgmma tiles");
           regs.push_back(r);
         }
-        Value aDesc = descriptor(aBase, *a, a->byteOffset(tile[0], k0));
-        Value bDesc = descriptor(bBase, *b, b->byteOffset(k0, tile[1]));
-        std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
-                           std::to_string(instrN / 2 + 2) + ", 0;\nwgmma.mma_async.sync.aligned." +
-                           shape + "." + types + " {";
-        std::string constraints;
-        for (int64_t i = 0; i < instrN / 2; ++i) {
-          text += (i ? ", $" : "$") + std::to_string(i);
-          constraints += isInteger ? "=r," : "=f,";
-        }
-        text += "}, $" + std::to_string(instrN / 2) + ", $" +
-                std::to_string(instrN / 2 + 1) + ", p";
-        if (!isInteger)
-          text += ", 1, 1";
-        if (sixteenBit)
-          text += std::string(", ") + (a->kMajor ? "0" : "1") + ", " +
-                  (b->kMajor ? "0" : "1");
-        text += ";\n}";
-        constraints += "l,l,r";
-        SmallVector<Value> operands{aDesc, bDesc, one};
-        for (int64_t i = 0; i < instrN / 2; ++i) {
-          constraints += "," + std::to_string(i);
-          operands.push_back(acc[regs[i]]);
-        }
-        auto result = LLVM::LLVMStructType::getLiteral(
-            rewriter.getContext(), SmallVector<Type>(instrN / 2, accType));
-        auto wgmma = LLVM::InlineAsmOp::create(
-            rewriter, loc, result, operands, text, constraints,
-            /*has_side_effects=*/true, /*is_align_stack=*/false,
-            LLVM::tailcallkind::TailCallKind::None,
-            LLVM::AsmDialectAttr::get(rewriter.getContext(),
-                                      LLVM::AsmDialect::AD_ATT),
-            ArrayAttr());
-        for (int64_t i = 0; i < instrN / 2; ++i)
-          acc[regs[i]] =
-              LLVM::ExtractValueOp::create(rewriter, loc, wgmma.getResult(0), i);
+        SmallVector<Value> operands{
+            descriptor(aBase, *a, a->byteOffset(tile[0], k0)),
+            descriptor(bBase, *b, b->byteOffset(k0, tile[1])), accumulate};
+        for (unsigned r : regs)
+          operands.push_back(acc[r]);
+        Value d = inlineAsm(rewriter, loc, resultType, operands, text,
+                            constraints)
+                      .getResult(0);
+        for (auto [i, r] : llvm::enumerate(regs))
+          acc[r] = LLVM::ExtractValueOp::create(rewriter, loc, d, i);
       }
     }
     callIntrinsic(rewriter, loc, "llvm.nvvm.wgmma.commit_group.sync.aligned");
@@ -572,7 +581,8 @@ public:
   LogicalResult
   matchAndRewrite(FenceAsyncSharedOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    callIntrinsic(rewriter, op.getLoc(), "llvm.nvvm.fence.proxy.async.shared_cta");
+    callIntrinsic(rewriter, op.getLoc(),
+                  "llvm.nvvm.fence.proxy.async.shared_cta");
     state.target.barrier(rewriter, op.getLoc());
     rewriter.eraseOp(op);
     return success();

@@ -155,17 +155,17 @@ std::string cacheQualifiers(CacheModifier cache, EvictionPolicy evict,
   return "";
 }
 
-LLVM::InlineAsmOp inlineAsm(OpBuilder &b, Location loc, Type result,
-                            ValueRange operands, StringRef text,
-                            StringRef constraints) {
+} // namespace
+
+LLVM::InlineAsmOp mlir::tile::inlineAsm(OpBuilder &b, Location loc,
+                                        Type result, ValueRange operands,
+                                        StringRef text, StringRef constraints) {
   return LLVM::InlineAsmOp::create(
       b, loc, result, operands, text, constraints, /*has_side_effects=*/true,
       /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
       LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
       ArrayAttr());
 }
-
-} // namespace
 
 Value NvidiaTargetInfo::programId(OpBuilder &b, Location loc,
                                   ProgramAxis axis) const {

@@ -5,7 +5,17 @@
 
 #include "backends/common/TargetInfo.h"
 
+namespace mlir::LLVM {
+class InlineAsmOp;
+} // namespace mlir::LLVM
+
 namespace mlir::tile {
+
+/// PTX `text` inline, with side effects: `result` (null: none) from
+/// `operands` under `constraints`.
+LLVM::InlineAsmOp inlineAsm(OpBuilder &b, Location loc, Type result,
+                            ValueRange operands, StringRef text,
+                            StringRef constraints);
 
 /// NVVM intrinsics and PTX: 32-lane warps, `shfl.sync`, `bar.sync`,
 /// predicated vector `ld.global`/`st.global` with cache hints, `vprintf`,

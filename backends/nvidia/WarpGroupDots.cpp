@@ -39,6 +39,20 @@ LocalAllocOp allocOf(Value view) {
   return {};
 }
 
+/// The local stores into `alloc`'s buffer, through its views.
+SmallVector<LocalStoreOp> storesInto(LocalAllocOp alloc) {
+  SmallVector<LocalStoreOp> stores;
+  SmallVector<Value> views{alloc.getResult()};
+  while (!views.empty())
+    for (Operation *user : views.pop_back_val().getUsers()) {
+      if (auto store = dyn_cast<LocalStoreOp>(user))
+        stores.push_back(store);
+      else if (isa<MemDescIndexOp, MemDescTransOp, MemDescSubsliceOp>(user))
+        views.push_back(user->getResult(0));
+    }
+  return stores;
+}
+
 struct TileNvidiaFenceAsyncSharedPass
     : public mlir::tile::impl::TileNvidiaFenceAsyncSharedPassBase<
           TileNvidiaFenceAsyncSharedPass> {
@@ -53,14 +67,8 @@ struct TileNvidiaFenceAsyncSharedPass
           continue;
         if (alloc.getSrc())
           writes.insert(alloc);
-        SmallVector<Value> views{alloc.getResult()};
-        while (!views.empty())
-          for (Operation *user : views.pop_back_val().getUsers()) {
-            if (isa<LocalStoreOp>(user))
-              writes.insert(user);
-            else if (isa<MemDescIndexOp, MemDescTransOp, MemDescSubsliceOp>(user))
-              views.push_back(user->getResult(0));
-          }
+        for (LocalStoreOp store : storesInto(alloc))
+          writes.insert(store);
       }
     });
     for (Operation *write : writes) {
@@ -78,17 +86,10 @@ struct TileNvidiaFenceAsyncSharedPass
 /// nothing in the loop stores to from registers.
 bool isStableOperand(Value view, scf::ForOp loop) {
   LocalAllocOp alloc = allocOf(view);
-  if (!alloc || loop->isAncestor(alloc))
-    return false;
-  SmallVector<Value> views{alloc.getResult()};
-  while (!views.empty())
-    for (Operation *user : views.pop_back_val().getUsers()) {
-      if (isa<LocalStoreOp>(user) && loop->isAncestor(user))
-        return false;
-      if (isa<MemDescIndexOp, MemDescTransOp, MemDescSubsliceOp>(user))
-        views.push_back(user->getResult(0));
-    }
-  return true;
+  return alloc && !loop->isAncestor(alloc) &&
+         llvm::none_of(storesInto(alloc), [&](LocalStoreOp store) {
+           return loop->isAncestor(store);
+         });
 }
 
 struct TileNvidiaAsyncWarpGroupDotsPass
@@ -110,7 +111,8 @@ struct TileNvidiaAsyncWarpGroupDotsPass
     if (!loop || !carried || carried.getOwner() != loop.getBody() ||
         !carried.hasOneUse() || !dot.getD().hasOneUse() ||
         !isa<MemDescType>(dot.getA().getType()) ||
-        !isStableOperand(dot.getA(), loop) || !isStableOperand(dot.getB(), loop))
+        !isStableOperand(dot.getA(), loop) ||
+        !isStableOperand(dot.getB(), loop))
       return;
     OpOperand &yielded = *dot.getD().getUses().begin();
     if (yielded.getOwner() != loop.getBody()->getTerminator() ||

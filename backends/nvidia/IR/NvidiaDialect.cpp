@@ -128,9 +128,9 @@ LogicalResult WarpGroupDotOp::verify() {
                             "#tile_nvidia.mma layout, got "
                          << c;
   auto aMemory = dyn_cast<MemDescType>(getA().getType());
+  auto aTensor = dyn_cast<RankedTensorType>(getA().getType());
   auto bMemory = cast<MemDescType>(getB().getType());
-  ArrayRef<int64_t> a = aMemory ? aMemory.getShape()
-                                : cast<RankedTensorType>(getA().getType()).getShape();
+  ArrayRef<int64_t> a = aMemory ? aMemory.getShape() : aTensor.getShape();
   ArrayRef<int64_t> b = bMemory.getShape();
   if (a.size() != 2 || b.size() != 2 || c.getRank() != 2)
     return emitOpError() << "operands must be 2-D";
@@ -138,8 +138,8 @@ LogicalResult WarpGroupDotOp::verify() {
     return emitOpError() << "a is " << a[0] << "x" << a[1] << ", b " << b[0]
                          << "x" << b[1] << " and c " << c.getShape()[0] << "x"
                          << c.getShape()[1] << ": they do not multiply";
-  Type aElem = aMemory ? aMemory.getElementType()
-                       : cast<RankedTensorType>(getA().getType()).getElementType();
+  Type aElem =
+      aMemory ? aMemory.getElementType() : aTensor.getElementType();
   Type bElem = bMemory.getElementType(), cElem = c.getElementType();
   auto isFloat8 = llvm::IsaPred<Float8E4M3FNType, Float8E5M2Type>;
   if (aElem != bElem && !(isFloat8(aElem) && isFloat8(bElem)))
@@ -173,8 +173,8 @@ LogicalResult WarpGroupDotOp::verify() {
     if (failed(checkShared(aMemory, "a", false)))
       return failure();
   } else {
-    auto layout = dyn_cast_if_present<DotOperandLayoutAttr>(
-        cast<RankedTensorType>(getA().getType()).getEncoding());
+    auto layout =
+        dyn_cast_if_present<DotOperandLayoutAttr>(aTensor.getEncoding());
     if (!layout || layout.getOpIdx() != 0 || layout.getParent() != mma)
       return emitOpError() << "a in registers must have the "
                               "#tile.dot_operand layout of operand 0 of "
