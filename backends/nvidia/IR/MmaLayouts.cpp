@@ -50,17 +50,20 @@ llvm::SmallVector<unsigned, 3> nFastest(unsigned rank) {
   return order;
 }
 
-/// A's registers and lanes in one warp's 16 rows (mma.sync's A fragment).
-void addOperandA(BasesOf &registers, BasesOf &lanes, unsigned m, unsigned k,
-                 unsigned kWidth) {
+/// An operand's registers and lanes in one warp (mma.sync's fragments):
+/// `kWidth` K elements a register, lanes along K then along `outer` (M for
+/// A, N for B), A's second register 8 rows down, then K + 4·kWidth.
+void addOperandFragment(BasesOf &registers, BasesOf &lanes, unsigned outer,
+                        unsigned k, unsigned kWidth, bool isA) {
   for (unsigned i = 1; i < kWidth; i *= 2)
     registers.step(k, i);
   lanes.step(k, kWidth);
   lanes.step(k, 2 * kWidth);
-  lanes.step(m, 1);
-  lanes.step(m, 2);
-  lanes.step(m, 4);
-  registers.step(m, 8);
+  lanes.step(outer, 1);
+  lanes.step(outer, 2);
+  lanes.step(outer, 4);
+  if (isA)
+    registers.step(outer, 8);
   registers.step(k, 4 * kWidth);
 }
 
@@ -104,18 +107,7 @@ LinearLayout nvidia::mmaV2OperandLayout(ArrayRef<int64_t> shape,
   unsigned k = opIdx == 0 ? n : m, outer = opIdx == 0 ? m : n;
   BasesOf registers{rank, {kRegister, {}}}, lanes{rank, {kLane, {}}},
       warps{rank, {kWarp, {}}};
-  if (opIdx == 0) {
-    addOperandA(registers, lanes, outer, k, kWidth);
-  } else {
-    for (unsigned i = 1; i < kWidth; i *= 2)
-      registers.step(k, i);
-    lanes.step(k, kWidth);
-    lanes.step(k, 2 * kWidth);
-    lanes.step(outer, 1);
-    lanes.step(outer, 2);
-    lanes.step(outer, 4);
-    registers.step(k, 4 * kWidth);
-  }
+  addOperandFragment(registers, lanes, outer, k, kWidth, opIdx == 0);
   llvm::SmallVector<int32_t, 3> warpTile(rank, 1);
   warpTile[outer] = opIdx == 0 ? 16 : 8;
   warpTile[k] = 0;
@@ -150,7 +142,7 @@ LinearLayout nvidia::mmaV3OperandLayout(ArrayRef<int64_t> shape,
   assert(llvm::isPowerOf2_32(kWidth));
   BasesOf registers{2, {kRegister, {}}}, lanes{2, {kLane, {}}},
       warps{2, {kWarp, {}}};
-  addOperandA(registers, lanes, 0, 1, kWidth);
+  addOperandFragment(registers, lanes, 0, 1, kWidth, /*isA=*/true);
   addWarps(warps, warpsPerCTA, {16, 0}, {0, 1});
   return finish(2, registers, lanes, warps, shape);
 }
