@@ -55,6 +55,16 @@ int64_t instructionK(Type type) {
   return 256 / type.getIntOrFloatBitWidth();
 }
 
+/// Whether `value` is computed from a dot's result (this stage may have made
+/// that dot a warpgroup dot already).
+bool comesFromDot(Value value) {
+  SetVector<Operation *> backward;
+  BackwardSliceOptions options;
+  options.omitBlockArguments = true;
+  return succeeded(getBackwardSlice(value, &backward, options)) &&
+         llvm::any_of(backward, llvm::IsaPred<DotOp, WarpGroupDotOp>);
+}
+
 /// Whether `dot`'s result reaches another dot's operand, or an operand of
 /// `dot` comes from another dot: a chain, as in attention.
 bool isChained(DotOp dot) {
@@ -67,16 +77,7 @@ bool isChained(DotOp dot) {
             (operand.getDefiningOp() &&
              forward.contains(operand.getDefiningOp())))
           return true;
-  for (Value operand : {dot.getA(), dot.getB()}) {
-    SetVector<Operation *> backward;
-    BackwardSliceOptions options;
-    options.omitBlockArguments = true;
-    if (failed(getBackwardSlice(operand, &backward, options)))
-      continue;
-    if (llvm::any_of(backward, llvm::IsaPred<DotOp>))
-      return true;
-  }
-  return false;
+  return comesFromDot(dot.getA()) || comesFromDot(dot.getB());
 }
 
 /// How `numWarps` warps tile a dot of `shape` (rank 2 or 3) in 16x8 tiles.
@@ -109,9 +110,13 @@ SmallVector<unsigned> warpsFor(ArrayRef<int64_t> shape, unsigned numWarps,
 }
 
 /// How `numWarps` warps (a multiple of 4) tile a wgmma dot of `shape`:
-/// warpgroups along M while M has 64 rows for each, then along N.
+/// warpgroups along M while M has 64 rows for each, then along N; all along
+/// M for `chained` dots, so that one's result is the next one's A in the
+/// same threads.
 SmallVector<unsigned> warpgroupWarpsFor(ArrayRef<int64_t> shape,
-                                        unsigned numWarps) {
+                                        unsigned numWarps, bool chained) {
+  if (chained)
+    return {numWarps, 1};
   SmallVector<unsigned> warps{4, 1};
   while (warps[0] * warps[1] < numWarps) {
     if (shape[0] > 16 * warps[0])
@@ -246,10 +251,11 @@ struct TileNvidiaAssignMmaPass
   }
 
   /// Rewrites `dot` as a warpgroup dot (wgmma) whose operands are stored to
-  /// shared memory in NVMMA layouts; false, changing nothing, where wgmma
-  /// cannot compute it (batched, M not a multiple of 64, operands whose
-  /// contiguous dimension is under 32 bytes, fp32 as tf32x3, ...) or is not
-  /// yet the faster (chained dots).
+  /// shared memory in NVMMA layouts (A stays in registers where it comes
+  /// from another dot); false, changing nothing, where wgmma cannot compute
+  /// it (batched, M not a multiple of 64, operands whose contiguous
+  /// dimension is under 32 bytes, fp32 as tf32x3, ...) or, for chained
+  /// dots, is not asked to (wgmma-chained).
   bool assignWarpgroup(DotOp dot, unsigned numWarps,
                        std::pair<Type, Type> operands) {
     auto [aElement, bElement] = operands;
@@ -264,24 +270,25 @@ struct TileNvidiaAssignMmaPass
     Value aSource = source(dot.getA()), bSource = source(dot.getB());
     auto aType = cast<RankedTensorType>(aSource.getType());
     auto bType = cast<RankedTensorType>(bSource.getType());
-    // Chained dots (attention) stay on mma.sync: the second takes its A
-    // from registers, which wgmma would read from registers too, a form not
-    // lowered yet; through shared memory it runs at half mma.sync's speed.
     if (type.getRank() != 2 || numWarps % 4 != 0 || shape[0] % 64 != 0 ||
-        (aElement.isF32() && dot.getPrecision() != InputPrecision::tf32) ||
-        isChained(dot))
+        (aElement.isF32() && dot.getPrecision() != InputPrecision::tf32))
       return false;
     int64_t k = aType.getShape()[1];
     int64_t instrK = instructionK(aElement);
-    SmallVector<unsigned> warps = warpgroupWarpsFor(shape, numWarps);
+    bool chained = isChained(dot);
+    if (chained && !wgmmaChained)
+      return false;
+    SmallVector<unsigned> warps = warpgroupWarpsFor(shape, numWarps, chained);
     int64_t instrN = std::min<int64_t>(256, shape[1] / warps[1]);
     if (k % instrK != 0 || instrN < 8)
       return false;
+    // An A computed from another dot (attention's p) stays in registers.
+    bool registerA = chained && comesFromDot(dot.getA());
     NVMMASharedLayoutAttr aShared =
         chooseOperandLayout(aType, aElement, /*kDim=*/1);
     NVMMASharedLayoutAttr bShared =
         chooseOperandLayout(bType, bElement, /*kDim=*/0);
-    if (!aShared || !bShared)
+    if ((!aShared && !registerA) || !bShared)
       return false;
 
     MLIRContext *context = &getContext();
@@ -307,7 +314,12 @@ struct TileNvidiaAssignMmaPass
       return LocalAllocOp::create(
           b, loc, MemDescType::get(tensor.getShape(), element, layout), value);
     };
-    Value a = toShared(aSource, aElement, aShared);
+    Value a = registerA
+                  ? castAndConvert(b, loc, dot.getA(), aElement,
+                                   DotOperandLayoutAttr::get(
+                                       context, 0, mma,
+                                       32 / aElement.getIntOrFloatBitWidth()))
+                  : toShared(aSource, aElement, aShared);
     Value bOperand = toShared(bSource, bElement, bShared);
     Value c = castAndConvert(b, loc, dot.getC(), accumulator, mma);
     auto warpgroupDot = WarpGroupDotOp::create(

@@ -99,9 +99,10 @@ struct Registers {
 };
 
 /// `values` (kWidth consecutive K elements) as the 32-bit register the
-/// instruction takes: f16 pairs as vector<2xf16>, the rest as i32.
-Value pack(OpBuilder &b, Location loc, const MmaKind &kind,
-                  ArrayRef<Value> values) {
+/// instruction takes: f16 pairs as vector<2xf16> where `halfPairs`, the
+/// rest as i32.
+Value pack(OpBuilder &b, Location loc, ArrayRef<Value> values,
+           bool halfPairs) {
   Type i32 = b.getI32Type();
   if (values.size() == 1)
     return LLVM::BitcastOp::create(b, loc, i32, values[0]);
@@ -117,7 +118,7 @@ Value pack(OpBuilder &b, Location loc, const MmaKind &kind,
     vector = LLVM::InsertElementOp::create(
         b, loc, vector, scalar, i32Constant(b, loc, static_cast<int64_t>(i)));
   }
-  if (kind.aType == NVVM::MMATypes::f16)
+  if (halfPairs)
     return vector;
   return LLVM::BitcastOp::create(b, loc, i32, vector);
 }
@@ -222,10 +223,11 @@ public:
                             pack(bParts, true), cValues);
         } else {
           SmallVector<Value> aPacked, bPacked;
+          bool f16 = kind->aType == NVVM::MMATypes::f16;
           for (const SmallVector<Value> &p : aParts)
-            aPacked.push_back(pack(rewriter, loc, *kind, p));
+            aPacked.push_back(pack(rewriter, loc, p, f16));
           for (const SmallVector<Value> &p : bParts)
-            bPacked.push_back(pack(rewriter, loc, *kind, p));
+            bPacked.push_back(pack(rewriter, loc, p, f16));
           cValues = emitMma(rewriter, loc, *kind, aPacked, bPacked, cValues);
         }
         for (auto [r, v] : llvm::zip(cRegs, cValues))
@@ -399,22 +401,34 @@ void callIntrinsic(OpBuilder &b, Location loc, StringRef name) {
 }
 
 /// The text of one `wgmma.mma_async` with `n` accumulator registers
-/// ($0 ..), the descriptors, and the i32 whose being non-zero makes it
-/// accumulate; `transposes` are the trans-a and trans-b immediates (16-bit
-/// types only; integer types take no scale either).
+/// ($0 ..), A's descriptor or (`registerA`) its 4 registers, B's
+/// descriptor, and the i32 whose being non-zero makes it accumulate;
+/// `transposes` are the trans-a and trans-b immediates (16-bit types only;
+/// integer types take no scale either).
 std::string wgmmaText(StringRef form, int64_t n, bool isInteger,
-                      std::optional<std::pair<bool, bool>> transposes) {
+                      std::optional<std::pair<bool, bool>> transposes,
+                      bool registerA) {
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << "{\n.reg .pred p;\nsetp.ne.b32 p, $" << n + 2
+  int64_t aOperands = registerA ? 4 : 1;
+  os << "{\n.reg .pred p;\nsetp.ne.b32 p, $" << n + aOperands + 1
      << ", 0;\nwgmma.mma_async.sync.aligned." << form << " {";
   for (int64_t i = 0; i < n; ++i)
     os << (i ? ", $" : "$") << i;
-  os << "}, $" << n << ", $" << n + 1 << ", p";
+  os << "}, ";
+  if (registerA)
+    os << "{$" << n << ", $" << n + 1 << ", $" << n + 2 << ", $" << n + 3
+       << "}";
+  else
+    os << "$" << n;
+  os << ", $" << n + aOperands << ", p";
   if (!isInteger)
     os << ", 1, 1";
+  // A from registers takes no trans-a.
+  if (transposes && !registerA)
+    os << ", " << int(transposes->first);
   if (transposes)
-    os << ", " << int(transposes->first) << ", " << int(transposes->second);
+    os << ", " << int(transposes->second);
   os << ";\n}";
   return text;
 }
@@ -429,24 +443,36 @@ public:
     auto mma = cast<MmaLayoutAttr>(op.getType().getEncoding());
     int64_t instrN = mma.getInstrShape()[1], instrK = mma.getInstrShape()[2];
     auto aMemory = dyn_cast<MemDescType>(op.getA().getType());
-    if (!aMemory)
-      return loweringError(op, "wgmma with A in registers is not lowered yet");
-    Type aElement = aMemory.getElementType();
+    auto aTensor = dyn_cast<RankedTensorType>(op.getA().getType());
+    Type aElement =
+        aMemory ? aMemory.getElementType() : aTensor.getElementType();
     Type bElement = op.getB().getType().getElementType();
     std::optional<StringRef> aName = wgmmaType(aElement),
                              bName = wgmmaType(bElement);
     if (!aName || !bName)
       return loweringError(op, "wgmma does not multiply these types");
-    FailureOr<SharedOperand> a =
-        sharedOperand(op, aMemory, adaptor.getA(), /*kDim=*/1);
+    // A from shared memory, or its registers (as mma.sync's A fragment,
+    // each warp's 16 rows).
+    std::optional<SharedOperand> a;
+    std::optional<Registers> aRegisters;
+    if (aMemory) {
+      FailureOr<SharedOperand> shared =
+          sharedOperand(op, aMemory, adaptor.getA(), /*kDim=*/1);
+      if (failed(shared))
+        return failure();
+      a = *shared;
+    } else {
+      aRegisters.emplace(*layoutOf(aTensor), adaptor.getA());
+    }
     FailureOr<SharedOperand> b =
         sharedOperand(op, op.getB().getType(), adaptor.getB(), /*kDim=*/0);
-    if (failed(a) || failed(b))
+    if (failed(b))
       return failure();
     bool isInteger = aElement.isInteger(8);
+    int64_t kWidth = 32 / aElement.getIntOrFloatBitWidth();
     std::optional<std::pair<bool, bool>> transposes;
     if (aElement.getIntOrFloatBitWidth() == 16)
-      transposes = std::pair(!a->kMajor, !b->kMajor);
+      transposes = std::pair(a && !a->kMajor, !b->kMajor);
     int64_t k = op.getB().getType().getShape()[0];
 
     Location loc = op.getLoc();
@@ -461,7 +487,8 @@ public:
     // Each operand's address for this warpgroup: the view's, plus the
     // warpgroup's offset from warp 0's (the warp bits above the 4 warps of
     // a warpgroup) in the operand's bytes.
-    Value aBase = LLVM::PtrToIntOp::create(rewriter, loc, i64, a->base);
+    Value aBase = a ? LLVM::PtrToIntOp::create(rewriter, loc, i64, a->base)
+                    : Value();
     Value bBase = LLVM::PtrToIntOp::create(rewriter, loc, i64, b->base);
     Value warp = emitHardwareIds(rewriter, loc, state.target).warp;
     for (auto [bit, basis] :
@@ -480,7 +507,8 @@ public:
               rewriter, loc, base,
               arith::MulIOp::create(rewriter, loc, set, i64Constant(bytes)));
       };
-      add(aBase, basis[0] ? a->byteOffset(basis[0], 0) : 0);
+      if (a)
+        add(aBase, basis[0] ? a->byteOffset(basis[0], 0) : 0);
       add(bBase, basis[1] ? b->byteOffset(0, basis[1]) : 0);
     }
     auto descriptor = [&](Value base, const SharedOperand &operand,
@@ -504,11 +532,12 @@ public:
     std::string form = ("m64n" + Twine(instrN) + "k" + Twine(instrK) + "." +
                         (isInteger ? "s32." : "f32.") + *aName + "." + *bName)
                            .str();
-    std::string text = wgmmaText(form, instrN / 2, isInteger, transposes);
+    std::string text =
+        wgmmaText(form, instrN / 2, isInteger, transposes, !a);
     std::string constraints;
     for (int64_t i = 0; i < instrN / 2; ++i)
       constraints += isInteger ? "=r," : "=f,";
-    constraints += "l,l,r";
+    constraints += a ? "l,l,r" : "r,r,r,r,l,r";
     for (int64_t i = 0; i < instrN / 2; ++i)
       constraints += "," + std::to_string(i);
     auto resultType = LLVM::LLVMStructType::getLiteral(
@@ -530,9 +559,23 @@ public:
                                      "of its wgmma tiles");
           regs.push_back(r);
         }
-        SmallVector<Value> operands{
-            descriptor(aBase, *a, a->byteOffset(tile[0], k0)),
-            descriptor(bBase, *b, b->byteOffset(k0, tile[1])), accumulate};
+        SmallVector<Value> operands;
+        if (a) {
+          operands.push_back(descriptor(aBase, *a, a->byteOffset(tile[0], k0)));
+        } else {
+          // Rows +0 and +8 at K +0, then at K + 4·kWidth.
+          for (int64_t half : {int64_t(0), 4 * kWidth})
+            for (int32_t row : {0, 8}) {
+              SmallVector<Value> run = aRegisters->run(
+                  {tile[0] + row, int32_t(k0 + half)}, 1, kWidth);
+              if (run.empty())
+                return loweringError(op, "a thread does not hold the A "
+                                         "fragment of its wgmma tiles");
+              operands.push_back(pack(rewriter, loc, run, false));
+            }
+        }
+        operands.push_back(descriptor(bBase, *b, b->byteOffset(k0, tile[1])));
+        operands.push_back(accumulate);
         for (unsigned r : regs)
           operands.push_back(acc[r]);
         Value d = inlineAsm(rewriter, loc, resultType, operands, text,

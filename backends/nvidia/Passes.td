@@ -36,8 +36,11 @@ def TileNvidiaAssignMmaPass
     result takes a version-3 mma layout, warpgroups along M while there are
     64 rows for each, then along N, with instructions as wide as a
     warpgroup's share of N (at most 256). fp32 needs `precision = tf32`.
-    Chained dots (attention) stay on mma.sync until wgmma takes A from
-    registers.
+    Chained dots (attention) stay on mma.sync unless `wgmma-chained`: then
+    all their warps go along M and a second dot's A computed from the first
+    dot stays in registers (wgmma's register-A form). Measured on the H100,
+    that is correct but slower than mma.sync (D64 attention 201 vs 313
+    TFLOP/s) while each wgmma is waited for at once.
 
     Run tile-remove-conversions after it.
   }];
@@ -46,6 +49,8 @@ def TileNvidiaAssignMmaPass
            /*default=*/"80", "the GPU's compute capability (80 ... 90)">,
     Option<"wgmma", "wgmma", "bool", /*default=*/"true",
            "on compute capability 90, compute dots with wgmma (false: mma.sync)">,
+    Option<"wgmmaChained", "wgmma-chained", "bool", /*default=*/"false",
+           "compute chained dots (attention) with wgmma too">,
   ];
   let dependentDialects = ["::mlir::tile::nvidia::TileNvidiaDialect",
                            "::mlir::arith::ArithDialect"];

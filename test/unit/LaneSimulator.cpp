@@ -398,9 +398,11 @@ private:
     return Error::success();
   }
 
-  /// wgmma.mma_async.sync.aligned.m64nNkK.D.A.B {d...}, descA, descB, p
-  /// [, scale-a, scale-b [, trans-a, trans-b]] (operands: the descriptors,
-  /// p's i32 source, then D's registers tied): reads A (64xK) and B (KxN)
+  /// wgmma.mma_async.sync.aligned.m64nNkK.D.A.B {d...}, descA or {a0..a3},
+  /// descB, p [, scale-a, scale-b [, trans-a], trans-b] (operands: A's
+  /// descriptor or registers, B's, p's i32 source, then D's registers
+  /// tied): reads A (64xK; from registers, each warp's 16 rows as
+  /// mma.sync's A fragment) and B (KxN)
   /// through their descriptors (PTX ISA "matrix descriptor": start address,
   /// LBO, SBO, swizzle mode; the swizzle XORs address bits 4-6 with 7-9)
   /// and gives thread t of the warpgroup, in register i, D's row
@@ -424,25 +426,34 @@ private:
     if (parts.size() != 4 || !parts[0].consume_front("m64n") ||
         parts[0].split('k').first.getAsInteger(10, n) ||
         parts[0].split('k').second.getAsInteger(10, k) ||
-        !isInputType(parts[2]) || !isInputType(parts[3]) ||
-        call.arg_size() != 3 + n / 2)
+        !isInputType(parts[2]) || !isInputType(parts[3]))
       return fail(first, call, "a wgmma the simulator does not know");
     StringRef dType = parts[1], aType = parts[2], bType = parts[3];
+    // A from 4 registers a thread ("{d...}, {a0, a1, a2, a3}, descB") or
+    // through its descriptor.
+    bool registerA = form.contains("}, {");
+    unsigned aOperands = registerA ? 4 : 1;
+    if (call.arg_size() != aOperands + 2 + n / 2)
+      return fail(first, call, "a wgmma the simulator does not know");
     // The immediates after the predicate: scale-a, scale-b, trans-a, trans-b.
     SmallVector<StringRef> immediates;
-    // After the registers: descA, descB, p, then the immediates.
     parts.clear();
-    form.substr(form.find("},") + 2).split(parts, ',');
-    for (StringRef part : ArrayRef(parts).drop_front(3))
+    form.substr(form.rfind("},") + 2).split(parts, ',');
+    // After the last register list: [descA,] descB, p, the immediates.
+    for (StringRef part : ArrayRef(parts).drop_front(registerA ? 2 : 3))
       immediates.push_back(part.trim(" ;\n}"));
-    bool transA = immediates.size() == 4 && immediates[2] == "1";
-    bool transB = immediates.size() == 4 && immediates[3] == "1";
+    // scale-a, scale-b, then trans-a (not for A in registers), trans-b.
+    bool transA = !registerA && immediates.size() == 4 && immediates[2] == "1";
+    bool transB = immediates.size() == (registerA ? 3u : 4u) &&
+                  immediates.back() == "1";
+    unsigned bAt = aOperands;
     uint64_t descA = value(first, call.getArgOperand(0))[0].getZExtValue();
-    uint64_t descB = value(first, call.getArgOperand(1))[0].getZExtValue();
-    bool accumulate = !value(first, call.getArgOperand(2))[0].isZero();
+    uint64_t descB = value(first, call.getArgOperand(bAt))[0].getZExtValue();
+    bool accumulate = !value(first, call.getArgOperand(bAt + 1))[0].isZero();
     for (Lane &lane : warpgroup)
-      if (value(lane, call.getArgOperand(0))[0].getZExtValue() != descA ||
-          value(lane, call.getArgOperand(1))[0].getZExtValue() != descB)
+      if ((!registerA &&
+           value(lane, call.getArgOperand(0))[0].getZExtValue() != descA) ||
+          value(lane, call.getArgOperand(bAt))[0].getZExtValue() != descB)
         return fail(lane, call, "threads of a warpgroup give different wgmma "
                                 "descriptors to");
     // The element (row, col) of a rows x cols operand whose K is `col`
@@ -475,14 +486,31 @@ private:
       return decode(type, raw);
     };
     std::vector<double> a(64 * k), b(k * n);
-    for (unsigned row = 0; row < 64; ++row)
-      for (unsigned kk = 0; kk < k; ++kk) {
-        std::optional<double> v = element(descA, aType, !transA, row, kk);
-        if (!v)
-          return fail(first, call, "a wgmma operand A outside shared memory, "
-                                   "or a descriptor without a swizzle, in");
-        a[row * k + kk] = *v;
-      }
+    if (registerA) {
+      // Warp w's rows 16w.. as mma.sync's A fragment.
+      unsigned perRegister = 32 / typeBits(aType);
+      for (auto [t, lane] : llvm::enumerate(warpgroup))
+        for (unsigned r = 0; r < 4; ++r) {
+          SmallVector<uint32_t, 4> elements = registerElements(
+              value(lane, call.getArgOperand(r)), typeBits(aType));
+          if (elements.empty())
+            return fail(lane, call, "a wgmma A register not of 32 bits in");
+          for (auto [e, bits] : llvm::enumerate(elements)) {
+            auto [row, col] = aCoordinate(t % 32, r, e, perRegister);
+            a[(16 * (t / 32) + row) * k + col] = decode(aType, bits);
+          }
+        }
+    } else {
+      for (unsigned row = 0; row < 64; ++row)
+        for (unsigned kk = 0; kk < k; ++kk) {
+          std::optional<double> v = element(descA, aType, !transA, row, kk);
+          if (!v)
+            return fail(first, call, "a wgmma operand A outside shared "
+                                     "memory, or a descriptor without a "
+                                     "swizzle, in");
+          a[row * k + kk] = *v;
+        }
+    }
     for (unsigned kk = 0; kk < k; ++kk)
       for (unsigned col = 0; col < n; ++col) {
         std::optional<double> v = element(descB, bType, !transB, col, kk);
@@ -497,7 +525,7 @@ private:
       for (unsigned i = 0; i < n / 2; ++i) {
         unsigned row = 16 * (t / 32) + (t % 32) / 4 + 8 * ((i / 2) % 2);
         unsigned col = 8 * (i / 4) + 2 * (t % 4) + i % 2;
-        APInt c = value(lane, call.getArgOperand(3 + i))[0];
+        APInt c = value(lane, call.getArgOperand(bAt + 2 + i))[0];
         if (integer) {
           int64_t sum = accumulate ? int32_t(c.getZExtValue()) : 0;
           for (unsigned kk = 0; kk < k; ++kk)

@@ -1,7 +1,8 @@
 // Warpgroup dots lower to wgmma: a fence, one instruction per 64-row tile
 // and K step with descriptors of the NVMMA layouts, a commit, and a wait
 // tying the accumulators; the fence before them to fence.proxy.async.
-// RUN: tessera-opt %s -tile-assign-layouts -tile-nvidia-assign-mma=compute-capability=90 -tile-remove-conversions -canonicalize -tile-nvidia-fence-async-shared -tile-nvidia-to-llvm | FileCheck %s
+// RUN: tessera-opt %s -split-input-file -tile-assign-layouts -tile-nvidia-assign-mma=compute-capability=90 -tile-remove-conversions -canonicalize -tile-nvidia-fence-async-shared -tile-nvidia-to-llvm | FileCheck %s
+// RUN: tessera-opt %s -split-input-file -tile-assign-layouts -tile-nvidia-assign-mma="compute-capability=90 wgmma-chained=true" -tile-remove-conversions -canonicalize -tile-nvidia-fence-async-shared -tile-nvidia-to-llvm | FileCheck %s --check-prefix=CHAINED
 
 // A 128x32 f16, K contiguous: 64-byte swizzle (mode 2 << 62), 8 rows of
 // 64 bytes between row groups (SBO 512 >> 4 = 32 << 32). B 32x128, N
@@ -28,5 +29,29 @@ func.func @f16_loop(%a: tensor<128x32x!tile.ptr<f16>>, %b: tensor<32x128x!tile.p
     scf.yield %d : tensor<128x128xf32>
   }
   tile.store %c, %acc : tensor<128x128x!tile.ptr<f32>>
+  return
+}
+
+// -----
+
+// With wgmma-chained, attention's second dot takes p from registers: four
+// registers of A, no trans-a immediate; the first reads q and kᵀ from
+// shared memory.
+// CHAINED-LABEL: llvm.func @chained
+// CHAINED: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}} $32, $33, p, 1, 1, 0, {{[01]}};
+// CHAINED: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}} {$32, $33, $34, $35}, $36, p, 1, 1, 1;
+// CHAINED-SAME: "=f,{{.*}},r,r,r,r,l,r,0,1,
+func.func @chained(%q: tensor<128x64x!tile.ptr<f16>>, %k: tensor<64x64x!tile.ptr<f16>>,
+                   %v: tensor<64x64x!tile.ptr<f16>>, %o: tensor<128x64x!tile.ptr<f32>>) {
+  %x = tile.load %q : tensor<128x64x!tile.ptr<f16>>
+  %y = tile.load %k : tensor<64x64x!tile.ptr<f16>>
+  %w = tile.load %v : tensor<64x64x!tile.ptr<f16>>
+  %yt = tile.trans %y {order = array<i32: 1, 0>} : tensor<64x64xf16> -> tensor<64x64xf16>
+  %zero = arith.constant dense<0.0> : tensor<128x64xf32>
+  %s = tile.dot %x, %yt, %zero : tensor<128x64xf16> * tensor<64x64xf16> -> tensor<128x64xf32>
+  %p = math.exp %s : tensor<128x64xf32>
+  %h = arith.truncf %p : tensor<128x64xf32> to tensor<128x64xf16>
+  %r = tile.dot %h, %w, %zero : tensor<128x64xf16> * tensor<64x64xf16> -> tensor<128x64xf32>
+  tile.store %o, %r : tensor<128x64x!tile.ptr<f32>>
   return
 }
