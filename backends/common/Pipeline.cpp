@@ -48,7 +48,11 @@ bool isDotOperandConvert(Operation *op) {
                         convert.getType().getEncoding());
 }
 
-bool isSharedStore(Operation *op) { return isa<LocalAllocOp>(op); }
+/// A store of a tensor into a buffer of its own that is only read.
+bool isSharedStore(Operation *op) {
+  auto alloc = dyn_cast<LocalAllocOp>(op);
+  return alloc && llvm::none_of(alloc->getUsers(), llvm::IsaPred<LocalStoreOp>);
+}
 
 SmallVector<OperandLoad> findOperandLoads(scf::ForOp loop) {
   SmallVector<OperandLoad> loads;
