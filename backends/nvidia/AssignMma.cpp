@@ -55,6 +55,17 @@ int64_t instructionK(Type type) {
   return 256 / type.getIntOrFloatBitWidth();
 }
 
+/// The K elements of `type` a 32-bit operand register packs.
+unsigned kWidthOf(Type type) { return 32 / type.getIntOrFloatBitWidth(); }
+
+/// What the tensor cores accumulate a result of `element` in: f32, or i32
+/// for integers.
+Type accumulatorOf(Type element) {
+  MLIRContext *context = element.getContext();
+  return isa<FloatType>(element) ? Type(Float32Type::get(context))
+                                 : Type(IntegerType::get(context, 32));
+}
+
 /// Whether `value` is computed from a dot's result (this stage may have made
 /// that dot a warpgroup dot already).
 bool comesFromDot(Value value) {
@@ -164,7 +175,7 @@ RankedTensorType withLayout(RankedTensorType type, Attribute layout,
 }
 
 /// `value` as a tensor of `element` in `layout`: widened or narrowed, then
-/// converted.
+/// converted where its layout is another.
 Value castAndConvert(OpBuilder &b, Location loc, Value value, Type element,
                      Attribute layout) {
   auto type = cast<RankedTensorType>(value.getType());
@@ -179,6 +190,8 @@ Value castAndConvert(OpBuilder &b, Location loc, Value value, Type element,
       value = widen ? Value(arith::ExtSIOp::create(b, loc, cast, value))
                     : Value(arith::TruncIOp::create(b, loc, cast, value));
   }
+  if (type.getEncoding() == layout)
+    return value;
   return ConvertLayoutOp::create(b, loc, withLayout(type, layout, element),
                                  value);
 }
@@ -222,11 +235,9 @@ struct TileNvidiaAssignMmaPass
     MLIRContext *context = &getContext();
     auto mma = MmaLayoutAttr::get(
         context, 2, warpsFor(shape, numWarps, isChained(dot)), {16, 8});
-    unsigned kWidth = 32 / operand.getIntOrFloatBitWidth();
+    unsigned kWidth = kWidthOf(operand);
     Type element = type.getElementType();
-    Type accumulator = isa<FloatType>(element)
-                           ? Type(Float32Type::get(context))
-                           : Type(IntegerType::get(context, 32));
+    Type accumulator = accumulatorOf(element);
     Location loc = dot.getLoc();
     SmallVector<OpOperand *> uses;
     for (OpOperand &use : dot.getD().getUses())
@@ -295,9 +306,7 @@ struct TileNvidiaAssignMmaPass
     auto mma = MmaLayoutAttr::get(context, 3, warps,
                                   {16, unsigned(instrN), unsigned(instrK)});
     Type element = type.getElementType();
-    Type accumulator = isa<FloatType>(element)
-                           ? Type(Float32Type::get(context))
-                           : Type(IntegerType::get(context, 32));
+    Type accumulator = accumulatorOf(element);
     Location loc = dot.getLoc();
     OpBuilder b(dot);
     // Each operand is stored where it is defined, so that one defined
@@ -317,8 +326,7 @@ struct TileNvidiaAssignMmaPass
     Value a = registerA
                   ? castAndConvert(b, loc, dot.getA(), aElement,
                                    DotOperandLayoutAttr::get(
-                                       context, 0, mma,
-                                       32 / aElement.getIntOrFloatBitWidth()))
+                                       context, 0, mma, kWidthOf(aElement)))
                   : toShared(aSource, aElement, aShared);
     Value bOperand = toShared(bSource, bElement, bShared);
     Value c = castAndConvert(b, loc, dot.getC(), accumulator, mma);

@@ -92,6 +92,23 @@ struct Registers {
     }
     return run;
   }
+  /// The 4 registers' worth of mma.sync's (and register-A wgmma's) A
+  /// fragment whose first element lane 0 holds at `tile` with K `k0` (M is
+  /// dimension `m`, K dimension `k`): rows +0, +8 at K +0, then at
+  /// K + 4·kWidth; a part is empty where lane 0 lacks it.
+  SmallVector<SmallVector<Value>> aFragment(ArrayRef<int32_t> tile,
+                                            unsigned m, unsigned k, int64_t k0,
+                                            int64_t kWidth) const {
+    SmallVector<SmallVector<Value>> parts;
+    for (int64_t half : {int64_t(0), 4 * kWidth})
+      for (int32_t row : {0, 8}) {
+        SmallVector<int32_t> at(tile);
+        at[m] += row;
+        at[k] = k0 + half;
+        parts.push_back(run(at, k, kWidth));
+      }
+    return parts;
+  }
 
   LinearLayout layout;
   ValueRange values;
@@ -177,14 +194,9 @@ public:
         // Fragments as lane 0 holds them: A's registers hold rows +0, +8
         // at K +0, then at K + 4·kWidth; B's K +0 and K + 4·kWidth; C's
         // (0, 0..1) and (8, 0..1).
-        SmallVector<SmallVector<Value>> aParts, bParts;
-        for (int64_t half : {int64_t(0), 4 * kind->kWidth})
-          for (int64_t row : {0, 8}) {
-            SmallVector<int32_t> at(tile);
-            at[m] += row;
-            at[n] = k0 + half;
-            aParts.push_back(a.run(at, n, kind->kWidth));
-          }
+        SmallVector<SmallVector<Value>> aParts =
+            a.aFragment(tile, m, n, k0, kind->kWidth);
+        SmallVector<SmallVector<Value>> bParts;
         for (int64_t half : {int64_t(0), 4 * kind->kWidth}) {
           SmallVector<int32_t> at(tile);
           at[m] = k0 + half;
@@ -536,7 +548,7 @@ public:
         wgmmaText(form, instrN / 2, isInteger, transposes, !a);
     std::string constraints;
     for (int64_t i = 0; i < instrN / 2; ++i)
-      constraints += isInteger ? "=r," : "=f,";
+      constraints += "=" + registerConstraint(acc.front().getType()) + ",";
     constraints += a ? "l,l,r" : "r,r,r,r,l,r";
     for (int64_t i = 0; i < instrN / 2; ++i)
       constraints += "," + std::to_string(i);
@@ -544,35 +556,36 @@ public:
         rewriter.getContext(),
         SmallVector<Type>(instrN / 2, acc.front().getType()));
 
+    // The accumulator registers of each tile: instruction register i is
+    // row 8 ((i / 2) % 2), column 8 (i / 4) + i % 2 of the tile, in lane 0.
+    SmallVector<SmallVector<unsigned>> tileRegs;
+    for (const SmallVector<int32_t> &tile : tiles) {
+      SmallVector<unsigned> &regs = tileRegs.emplace_back();
+      for (int64_t i = 0; i < instrN / 2; ++i) {
+        unsigned r = c.at({int32_t(tile[0] + 8 * ((i / 2) % 2)),
+                           int32_t(tile[1] + 8 * (i / 4) + i % 2)});
+        if (r == ~0u)
+          return loweringError(op, "a thread does not hold the accumulator "
+                                   "of its wgmma tiles");
+        regs.push_back(r);
+      }
+    }
+
     callIntrinsic(rewriter, loc, "llvm.nvvm.wgmma.fence.sync.aligned");
     Value accumulate = i32Constant(rewriter, loc, 1);
     for (int64_t k0 = 0; k0 < k; k0 += instrK) {
-      for (const SmallVector<int32_t> &tile : tiles) {
-        // Register i of the instruction: row 8 ((i / 2) % 2), column
-        // 8 (i / 4) + i % 2 of the tile, in lane 0.
-        SmallVector<unsigned> regs;
-        for (int64_t i = 0; i < instrN / 2; ++i) {
-          unsigned r = c.at({int32_t(tile[0] + 8 * ((i / 2) % 2)),
-                             int32_t(tile[1] + 8 * (i / 4) + i % 2)});
-          if (r == ~0u)
-            return loweringError(op, "a thread does not hold the accumulator "
-                                     "of its wgmma tiles");
-          regs.push_back(r);
-        }
+      for (auto [tile, regs] : llvm::zip(tiles, tileRegs)) {
         SmallVector<Value> operands;
         if (a) {
           operands.push_back(descriptor(aBase, *a, a->byteOffset(tile[0], k0)));
         } else {
-          // Rows +0 and +8 at K +0, then at K + 4·kWidth.
-          for (int64_t half : {int64_t(0), 4 * kWidth})
-            for (int32_t row : {0, 8}) {
-              SmallVector<Value> run = aRegisters->run(
-                  {tile[0] + row, int32_t(k0 + half)}, 1, kWidth);
-              if (run.empty())
-                return loweringError(op, "a thread does not hold the A "
-                                         "fragment of its wgmma tiles");
-              operands.push_back(pack(rewriter, loc, run, false));
-            }
+          for (ArrayRef<Value> part :
+               aRegisters->aFragment(tile, 0, 1, k0, kWidth)) {
+            if (part.empty())
+              return loweringError(op, "a thread does not hold the A "
+                                       "fragment of its wgmma tiles");
+            operands.push_back(pack(rewriter, loc, part, false));
+          }
         }
         operands.push_back(descriptor(bBase, *b, b->byteOffset(k0, tile[1])));
         operands.push_back(accumulate);

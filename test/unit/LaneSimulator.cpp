@@ -375,13 +375,21 @@ private:
     return Error::success();
   }
 
+  /// Fails unless every one of `lanes` waits (`wait`) at the instruction
+  /// the first does.
+  Error convergeAt(MutableArrayRef<Lane> lanes, Wait wait, StringRef who) {
+    const Instruction *at = &*lanes.front().next;
+    for (Lane &lane : lanes)
+      if (lane.wait != wait || &*lane.next != at)
+        return fail(lane, *at, who + " diverge at");
+    return Error::success();
+  }
+
   /// Runs the cross-lane operation every lane of `warp` waits at.
   Error exchange(MutableArrayRef<Lane> warp) {
-    const Instruction *at = &*warp.front().next;
-    for (Lane &lane : warp)
-      if (lane.wait != Wait::warp || &*lane.next != at)
-        return fail(lane, *at, "lanes of a warp diverge at");
-    auto &call = cast<CallInst>(*at);
+    if (Error error = convergeAt(warp, Wait::warp, "lanes of a warp"))
+      return error;
+    auto &call = cast<CallInst>(*warp.front().next);
     StringRef name = call.getCalledFunction()->getName();
     Expected<SmallVector<Bits>> results =
         name.starts_with("llvm.nvvm.mma.") ? mmaOp(warp, call, name)
@@ -409,11 +417,10 @@ private:
   /// 16 (t / 32) + (t % 32) / 4 + 8 ((i / 2) % 2), column 8 (i / 4) +
   /// 2 (t % 4) + i % 2. Sums as mmaOp does.
   Error warpgroupOp(MutableArrayRef<Lane> warpgroup) {
-    const Instruction *at = &*warpgroup.front().next;
-    for (Lane &lane : warpgroup)
-      if (lane.wait != Wait::warpgroup || &*lane.next != at)
-        return fail(lane, *at, "threads of a warpgroup diverge at");
-    auto &call = cast<CallInst>(*at);
+    if (Error error =
+            convergeAt(warpgroup, Wait::warpgroup, "threads of a warpgroup"))
+      return error;
+    auto &call = cast<CallInst>(*warpgroup.front().next);
     Lane &first = warpgroup.front();
     if (warpgroup.size() != 128 || group.warpSize != 32)
       return fail(first, call, "a wgmma outside a warpgroup of 4 warps");
