@@ -923,6 +923,20 @@ void frontend::Builder::store(const Handle &pointer, const Handle &value,
                   evictionPolicy(eviction));
 }
 
+/// The IR kind of atomic `kind` on `element`s: add is fadd on floats,
+/// max and min are umax and umin on unsigned integers.
+static RMWKind rmwKind(const std::string &kind, const DType &element) {
+  std::string k = kind;
+  if (k == "add" && element.isFloat())
+    k = "fadd";
+  if ((k == "max" || k == "min") && element.isInt() && !element.isSigned())
+    k = "u" + k;
+  std::optional<RMWKind> rmw = symbolizeRMWKind(k);
+  if (!rmw)
+    fail("unknown atomic operation '" + kind + "'");
+  return *rmw;
+}
+
 Handle frontend::Builder::atomicRMW(const std::string &kind,
                                     const Handle &pointer, const Handle &value,
                                     const std::optional<Handle> &mask,
@@ -933,16 +947,9 @@ Handle frontend::Builder::atomicRMW(const std::string &kind,
   if (!tp.isPointer())
     fail("atomics need a pointer or a tensor of pointers, got " + tp.name());
   const DType &element = tp.pointee();
-  std::string k = kind;
-  if (k == "add" && element.isFloat())
-    k = "fadd";
-  if ((k == "max" || k == "min") && element.isInt() && !element.isSigned())
-    k = "u" + k;
-  auto rmw = symbolizeRMWKind(k);
+  RMWKind rmw = rmwKind(kind, element);
   auto order = symbolizeMemOrder(sem);
   auto memScope = symbolizeMemScope(scope);
-  if (!rmw)
-    fail("unknown atomic operation '" + kind + "'");
   if (!order)
     fail("unknown memory order '" + sem +
          "' (expected relaxed, acquire, "
@@ -961,7 +968,7 @@ Handle frontend::Builder::atomicRMW(const std::string &kind,
         s.castValue(s.valueOf(*mask), s.dtypeOf(mask->dtype), DType::boolean()),
         shape);
   auto op =
-      AtomicRMWOp::create(s.builder, s.loc, *rmw, *order, *memScope, p, v, m);
+      AtomicRMWOp::create(s.builder, s.loc, rmw, *order, *memScope, p, v, m);
   if (failed(mlir::verify(op)))
     fail("atomic '" + kind + "' does not apply to " + element.name());
   return s.handle(op, element);
@@ -995,6 +1002,134 @@ Handle frontend::Builder::atomicCAS(const Handle &pointer, const Handle &cmp,
 //===----------------------------------------------------------------------===//
 // Computation
 //===----------------------------------------------------------------------===//
+
+//===----------------------------------------------------------------------===//
+// Tensor descriptors
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// `values` (scalar integers) as IR values of `dtype`; `what` names them in
+/// errors.
+SmallVector<Value> integers(frontend::Builder::Impl &s,
+                            const std::vector<Handle> &values,
+                            const DType &dtype, const std::string &what) {
+  SmallVector<Value> result;
+  for (const Handle &h : values) {
+    DType t = s.dtypeOf(h.dtype);
+    if (!h.shape.empty() || !t.isIntOrBool())
+      fail(what + " must be integer scalars, got a " +
+           (h.shape.empty() ? t.name() : "tensor"));
+    result.push_back(s.castValue(s.valueOf(h), t, dtype));
+  }
+  return result;
+}
+
+TensorDescType descriptorType(frontend::Builder::Impl &s, const Handle &desc,
+                              size_t indices) {
+  auto type = dyn_cast<TensorDescType>(s.valueOf(desc).getType());
+  if (!type)
+    fail("expected a tensor descriptor");
+  if (indices != static_cast<size_t>(type.getBlockType().getRank()))
+    fail("a rank-" + std::to_string(type.getBlockType().getRank()) +
+         " descriptor needs " + std::to_string(type.getBlockType().getRank()) +
+         " offsets, got " + std::to_string(indices));
+  return type;
+}
+
+/// `value` as a block of `desc`: cast to its dtype, broadcast to its shape.
+Value blockValue(frontend::Builder::Impl &s, const Handle &desc,
+                 const Handle &value) {
+  SmallVector<int64_t> shape(desc.shape.begin(), desc.shape.end());
+  if (s.commonShape(value.shape, shape) != shape)
+    fail("a value of shape " + shapeText(value.shape) +
+         " does not fit a block of shape " + shapeText(shape));
+  return s.broadcastValue(s.castValue(s.valueOf(value), s.dtypeOf(value.dtype),
+                                      s.dtypeOf(desc.dtype)),
+                          shape);
+}
+
+std::optional<DenseI32ArrayAttr>
+checkedDims(OpBuilder &b, const std::optional<std::vector<int32_t>> &dims,
+            size_t rank) {
+  if (!dims)
+    return std::nullopt;
+  for (int32_t d : *dims)
+    if (d < 0 || static_cast<size_t>(d) >= rank)
+      fail("boundary_check names dimension " + std::to_string(d) +
+           " of a rank-" + std::to_string(rank) + " block");
+  return b.getDenseI32ArrayAttr(*dims);
+}
+} // namespace
+
+Handle frontend::Builder::makeTensorDescriptor(
+    const Handle &base, const std::vector<Handle> &shape,
+    const std::vector<Handle> &strides, const std::vector<int64_t> &blockShape,
+    bool nanPadding) {
+  Impl &s = *impl;
+  DType tp = s.dtypeOf(base.dtype);
+  if (!tp.isPointer() || !base.shape.empty())
+    fail("a tensor descriptor's base must be a pointer, got " +
+         (base.shape.empty() ? tp.name() : "a tensor"));
+  if (blockShape.empty())
+    fail("a tensor descriptor's block needs at least one dimension");
+  Impl::checkShape(blockShape);
+  if (shape.size() != blockShape.size() || strides.size() != blockShape.size())
+    fail("a tensor descriptor needs one shape and one stride per dimension "
+         "of its block (" + std::to_string(blockShape.size()) + "), got " +
+         std::to_string(shape.size()) + " and " +
+         std::to_string(strides.size()));
+  auto block = RankedTensorType::get(blockShape, tp.pointee().toMLIR(&s.context));
+  auto op = MakeTensorDescriptorOp::create(
+      s.builder, s.loc, TensorDescType::get(&s.context, block),
+      s.valueOf(base), integers(s, shape, DType::integer(32), "shapes"),
+      integers(s, strides, DType::integer(64), "strides"), nanPadding);
+  Handle h;
+  h.value = Value(op).getAsOpaquePointer();
+  h.dtype = tp.pointee().name();
+  h.shape = blockShape;
+  return h;
+}
+
+Handle frontend::Builder::descriptorLoad(
+    const Handle &desc, const std::vector<Handle> &indices,
+    const std::optional<std::vector<int32_t>> &boundaryCheck,
+    const std::string &cache, const std::string &eviction) {
+  Impl &s = *impl;
+  TensorDescType type = descriptorType(s, desc, indices.size());
+  auto op = DescriptorLoadOp::create(
+      s.builder, s.loc, type.getBlockType(), s.valueOf(desc),
+      integers(s, indices, DType::integer(32), "offsets"),
+      checkedDims(s.builder, boundaryCheck, indices.size()).value_or(nullptr),
+      cacheModifier(cache), evictionPolicy(eviction));
+  return s.handle(op, s.dtypeOf(desc.dtype));
+}
+
+void frontend::Builder::descriptorStore(
+    const Handle &desc, const std::vector<Handle> &indices, const Handle &value,
+    const std::optional<std::vector<int32_t>> &boundaryCheck) {
+  Impl &s = *impl;
+  descriptorType(s, desc, indices.size());
+  DescriptorStoreOp::create(
+      s.builder, s.loc, s.valueOf(desc),
+      integers(s, indices, DType::integer(32), "offsets"),
+      blockValue(s, desc, value),
+      checkedDims(s.builder, boundaryCheck, indices.size()).value_or(nullptr));
+}
+
+void frontend::Builder::descriptorReduce(const std::string &kind,
+                                         const Handle &desc,
+                                         const std::vector<Handle> &indices,
+                                         const Handle &value) {
+  Impl &s = *impl;
+  descriptorType(s, desc, indices.size());
+  DType element = s.dtypeOf(desc.dtype);
+  auto op = DescriptorReduceOp::create(
+      s.builder, s.loc, rmwKind(kind, element), s.valueOf(desc),
+      integers(s, indices, DType::integer(32), "offsets"),
+      blockValue(s, desc, value));
+  if (failed(mlir::verify(op)))
+    fail("atomic '" + kind + "' does not apply to " + element.name());
+}
 
 Handle frontend::Builder::dot(const Handle &a, const Handle &b,
                               const std::optional<Handle> &acc,

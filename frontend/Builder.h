@@ -116,6 +116,29 @@ public:
                    const Handle &value, const std::string &sem,
                    const std::string &scope);
 
+  // Tensor descriptors: a tensor in global memory accessed in blocks
+  // (tl.make_tensor_descriptor, tl.make_block_ptr). A descriptor's handle
+  // has the element dtype and the block's shape.
+  /// `shape` and `strides` are integers, one per dimension of `blockShape`;
+  /// elements outside the tensor read as NaN with `nanPadding`, else zero.
+  Handle makeTensorDescriptor(const Handle &base,
+                              const std::vector<Handle> &shape,
+                              const std::vector<Handle> &strides,
+                              const std::vector<int64_t> &blockShape,
+                              bool nanPadding);
+  /// The block at `indices`; `boundaryCheck` lists the dimensions checked
+  /// against the shape (all when absent).
+  Handle descriptorLoad(const Handle &desc, const std::vector<Handle> &indices,
+                        const std::optional<std::vector<int32_t>> &boundaryCheck,
+                        const std::string &cache, const std::string &eviction);
+  void descriptorStore(const Handle &desc, const std::vector<Handle> &indices,
+                       const Handle &value,
+                       const std::optional<std::vector<int32_t>> &boundaryCheck);
+  /// `kind` as for atomicRMW.
+  void descriptorReduce(const std::string &kind, const Handle &desc,
+                        const std::vector<Handle> &indices,
+                        const Handle &value);
+
   // Computation.
   Handle dot(const Handle &a, const Handle &b, const std::optional<Handle> &acc,
              const std::string &inputPrecision, const std::string &outDtype);

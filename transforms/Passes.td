@@ -21,6 +21,19 @@ def TileCombinePass : Pass<"tile-combine"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TileLowerDescriptorsPass : Pass<"tile-lower-descriptors"> {
+  let summary = "turn tensor-descriptor block accesses into masked memory ops";
+  let description = [{
+    Rewrites `tile.descriptor_load`, `tile.descriptor_store` and
+    `tile.descriptor_reduce` into `tile.load`, `tile.store` and
+    `tile.atomic_rmw` of a tensor of pointers `base + sum(i_d * stride_d)`,
+    masked by `0 <= i_d < shape_d` along the checked dimensions; masked-off
+    loads give the descriptor's padding (zero or NaN). Descriptors nothing
+    uses any more are erased.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def TestPrintAxisInfoPass : Pass<"test-print-axis-info"> {
   let summary = "report the axis analysis of every integer and pointer value";
   let description = [{

@@ -6,6 +6,7 @@
 #include "ir/Layout/LayoutBuilders.h"
 #include "ir/Tile/TileOps.h"
 #include "transforms/AxisInfo.h"
+#include "transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -656,6 +657,7 @@ LogicalResult mlir::tile::runLayoutStage(
     unsigned numStages,
     llvm::function_ref<void(OpPassManager &)> addLatePasses) {
   PassManager pm(module.getContext());
+  pm.addPass(createTileLowerDescriptorsPass());
   pm.addPass(createTileAssignLayoutsPass({numWarps, warpSize}));
   if (addMatrixUnitPasses) {
     addMatrixUnitPasses(pm);

@@ -465,16 +465,17 @@ static LogicalResult verifyAtomicElement(Operation *op, Type elementType) {
   return success();
 }
 
-LogicalResult AtomicRMWOp::verify() {
-  Type element = getElementTypeOrSelf(getVal().getType());
-  if (failed(verifyAtomicElement(*this, element)))
+/// Whether an atomic of `kind` applies to `element`.
+static LogicalResult verifyRMWKind(Operation *op, RMWKind kind,
+                                   Type element) {
+  if (failed(verifyAtomicElement(op, element)))
     return failure();
   bool isFloat = isa<FloatType>(element);
-  switch (getKind()) {
+  switch (kind) {
   case RMWKind::fadd:
     if (!isFloat)
-      return emitOpError() << "'fadd' needs float elements, got " << element
-                           << "; use 'add' for integers";
+      return op->emitOpError() << "'fadd' needs float elements, got "
+                               << element << "; use 'add' for integers";
     break;
   case RMWKind::add:
   case RMWKind::umax:
@@ -483,8 +484,8 @@ LogicalResult AtomicRMWOp::verify() {
   case RMWKind::Or:
   case RMWKind::Xor:
     if (isFloat)
-      return emitOpError() << "'" << stringifyRMWKind(getKind())
-                           << "' needs integer elements, got " << element;
+      return op->emitOpError() << "'" << stringifyRMWKind(kind)
+                               << "' needs integer elements, got " << element;
     break;
   case RMWKind::max:
   case RMWKind::min:
@@ -492,6 +493,11 @@ LogicalResult AtomicRMWOp::verify() {
     break;
   }
   return success();
+}
+
+LogicalResult AtomicRMWOp::verify() {
+  return verifyRMWKind(*this, getKind(),
+                       getElementTypeOrSelf(getVal().getType()));
 }
 
 LogicalResult AtomicCASOp::verify() {
@@ -815,4 +821,63 @@ LogicalResult AsyncCopyGlobalToLocalOp::verify() {
     return failure();
   auto pointee = cast<RankedTensorType>(getPointeeType(getPtrs().getType()));
   return verifySameElements(*this, pointee, dst);
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor descriptors
+//===----------------------------------------------------------------------===//
+
+LogicalResult MakeTensorDescriptorOp::verify() {
+  RankedTensorType block = getType().getBlockType();
+  if (getBase().getType().getPointeeType() != block.getElementType())
+    return emitOpError() << "the base points to "
+                         << getBase().getType().getPointeeType()
+                         << " but the blocks hold " << block.getElementType();
+  if (getShape().size() != block.getRank() ||
+      getStrides().size() != block.getRank())
+    return emitOpError() << "needs one shape and one stride entry per "
+                         << "dimension of the block (" << block.getRank()
+                         << "), got " << getShape().size() << " and "
+                         << getStrides().size();
+  return success();
+}
+
+/// `indices` address a block of `desc`, whose shape and element type
+/// `block` (a loaded or stored value's type) has; `boundaryCheck` names
+/// dimensions of it.
+static LogicalResult verifyBlockAccess(Operation *op, TensorDescType desc,
+                                       size_t indices, RankedTensorType block,
+                                       std::optional<ArrayRef<int32_t>> checks) {
+  RankedTensorType expected = desc.getBlockType();
+  if (block.getShape() != expected.getShape() ||
+      block.getElementType() != expected.getElementType())
+    return op->emitOpError() << "the block is " << expected << " but the value "
+                             << "is " << block;
+  if (indices != static_cast<size_t>(expected.getRank()))
+    return op->emitOpError() << "needs " << expected.getRank()
+                             << " indices, got " << indices;
+  for (int32_t d : checks.value_or(ArrayRef<int32_t>()))
+    if (d < 0 || d >= expected.getRank())
+      return op->emitOpError() << "boundary_check names dimension " << d
+                               << " of a rank-" << expected.getRank()
+                               << " block";
+  return success();
+}
+
+LogicalResult DescriptorLoadOp::verify() {
+  return verifyBlockAccess(*this, getDesc().getType(), getIndices().size(),
+                           getType(), getBoundaryCheck());
+}
+
+LogicalResult DescriptorStoreOp::verify() {
+  return verifyBlockAccess(*this, getDesc().getType(), getIndices().size(),
+                           getValue().getType(), getBoundaryCheck());
+}
+
+LogicalResult DescriptorReduceOp::verify() {
+  if (failed(verifyBlockAccess(*this, getDesc().getType(),
+                               getIndices().size(), getValue().getType(),
+                               std::nullopt)))
+    return failure();
+  return verifyRMWKind(*this, getKind(), getValue().getType().getElementType());
 }

@@ -371,6 +371,106 @@ def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [
 }
 
 //===----------------------------------------------------------------------===//
+// Tensor descriptors
+//===----------------------------------------------------------------------===//
+
+def Tile_MakeTensorDescriptorOp : Tile_Op<"make_tensor_descriptor", [
+    Pure, AttrSizedOperandSegments]> {
+  let summary = "a strided tensor in global memory, accessed in blocks";
+  let description = [{
+    Describes the tensor at `base` with one `shape` entry (i32) and one
+    `strides` entry (i64, in elements) per dimension, read and written in
+    blocks of the result type's block shape. Elements outside the tensor
+    read as zero, or as NaN with `nan_padding`. Both `tl.make_tensor_descriptor`
+    (whose last stride is 1) and `tl.make_block_ptr` (any strides) build it.
+
+    ```mlir
+    %d = tile.make_tensor_descriptor %base, [%m, %n], [%ld, %one]
+        : !tile.ptr<f16> -> !tile.tensordesc<tensor<64x64xf16>>
+    ```
+  }];
+  let arguments = (ins Tile_Ptr:$base, Variadic<I32>:$shape,
+                   Variadic<I64>:$strides, UnitAttr:$nanPadding);
+  let results = (outs Tile_TensorDesc:$result);
+  let assemblyFormat = [{
+    $base `,` `[` $shape `]` `,` `[` $strides `]` (`nan_padding` $nanPadding^)?
+    attr-dict `:` type($base) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_DescriptorLoadOp : Tile_Op<"descriptor_load", [
+    MemoryEffects<[MemRead]>]> {
+  let summary = "load a block of a tensor descriptor";
+  let description = [{
+    Loads the block whose first element is at `indices` (one i32 per
+    dimension; any may be negative or past the end). Elements outside the
+    tensor along the dimensions in `boundary_check` (all, when absent) are
+    the descriptor's padding; along other dimensions they are not checked.
+
+    ```mlir
+    %b = tile.descriptor_load %d[%i, %k]
+        : !tile.tensordesc<tensor<64x64xf16>> -> tensor<64x64xf16>
+    ```
+  }];
+  let arguments = (ins Tile_TensorDesc:$desc, Variadic<I32>:$indices,
+                   OptionalAttr<DenseI32ArrayAttr>:$boundaryCheck,
+                   DefaultValuedAttr<Tile_CacheModifier,
+                                     "::mlir::tile::CacheModifier::none">:$cache,
+                   DefaultValuedAttr<Tile_EvictionPolicy,
+                                     "::mlir::tile::EvictionPolicy::normal">:$evict);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $desc `[` $indices `]` (`cache` `=` $cache^)? (`evict` `=` $evict^)?
+    attr-dict `:` type($desc) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_DescriptorStoreOp : Tile_Op<"descriptor_store", [
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "store a block of a tensor descriptor";
+  let description = [{
+    Stores `value` as the block whose first element is at `indices`;
+    elements outside the tensor along the dimensions in `boundary_check`
+    (all, when absent) are not written.
+
+    ```mlir
+    tile.descriptor_store %d[%i, %j], %v
+        : !tile.tensordesc<tensor<64x64xf16>>, tensor<64x64xf16>
+    ```
+  }];
+  let arguments = (ins Tile_TensorDesc:$desc, Variadic<I32>:$indices,
+                   Tile_Tensor:$value,
+                   OptionalAttr<DenseI32ArrayAttr>:$boundaryCheck);
+  let assemblyFormat = [{
+    $desc `[` $indices `]` `,` $value attr-dict `:` type($desc) `,` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_DescriptorReduceOp : Tile_Op<"descriptor_reduce", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "combine a block into a tensor descriptor atomically";
+  let description = [{
+    For each element of the block at `indices` inside the tensor, atomically
+    replaces it with `kind(element, value)` (the kinds of `tile.atomic_rmw`).
+
+    ```mlir
+    tile.descriptor_reduce fadd, %d[%i, %j], %v
+        : !tile.tensordesc<tensor<64x64xf32>>, tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_RMWKind:$kind, Tile_TensorDesc:$desc,
+                   Variadic<I32>:$indices, Tile_Tensor:$value);
+  let assemblyFormat = [{
+    $kind `,` $desc `[` $indices `]` `,` $value attr-dict `:` type($desc) `,`
+    type($value)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Computation
 //===----------------------------------------------------------------------===//
 

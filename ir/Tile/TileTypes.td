@@ -82,6 +82,29 @@ def Tile_MemDescType : TypeDef<Tile_Dialect, "MemDesc"> {
   let genVerifyDecl = 1;
 }
 
+def Tile_TensorDescType : TypeDef<Tile_Dialect, "TensorDesc"> {
+  let mnemonic = "tensordesc";
+  let summary = "a tensor in global memory, read and written in blocks";
+  let description = [{
+    A strided tensor in global memory (a base pointer, a shape and strides,
+    made by `tile.make_tensor_descriptor`) that `tile.descriptor_load`,
+    `tile.descriptor_store` and `tile.descriptor_reduce` access one block
+    of type `blockType` at a time. Elements of a block outside the tensor
+    read as the padding value and are not written. A target with a tensor
+    memory accelerator (TMA) may copy the blocks with it; elsewhere they
+    become ordinary masked loads and stores.
+
+    ```mlir
+    !tile.tensordesc<tensor<64x64xf16>>
+    ```
+  }];
+  let parameters = (ins "RankedTensorType":$blockType);
+  let assemblyFormat = "`<` $blockType `>`";
+}
+
+def Tile_TensorDesc : Type<CPred<"::llvm::isa<::mlir::tile::TensorDescType>($_self)">,
+                           "tensor descriptor", "::mlir::tile::TensorDescType">;
+
 def Tile_MemDesc : Type<CPred<"::llvm::isa<::mlir::tile::MemDescType>($_self)">,
                         "shared-memory descriptor", "::mlir::tile::MemDescType">;
 

@@ -14,6 +14,18 @@ from .runtime.jit import CompiledKernel, JITFunction, compile, jit
 __version__ = "0.1.0"
 
 
+_allocator = None
+
+
+def set_allocator(allocator):
+    """Sets the function `allocator(size, alignment, stream)` that returns
+    global scratch memory for kernels that need it (`triton.set_allocator`).
+    Tensor descriptors made inside kernels need none today; the function is
+    kept for kernels that will."""
+    global _allocator
+    _allocator = allocator
+
+
 def cdiv(x, y):
     """Ceiling division, for grids: cdiv(10, 4) == 3."""
     return (x + y - 1) // y
@@ -27,4 +39,4 @@ def next_power_of_2(n):
 
 __all__ = ["Autotuner", "CompilationError", "CompiledKernel", "Config", "Heuristics",
            "JITFunction", "autotune", "cdiv", "compile", "heuristics", "jit", "language",
-           "next_power_of_2", "testing"]
+           "next_power_of_2", "set_allocator", "testing"]

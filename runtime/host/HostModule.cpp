@@ -4,11 +4,13 @@
 
 #include "ir/Tile/KernelDialects.h"
 #include "runtime/host/Interpreter.h"
+#include "transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -33,6 +35,13 @@ HostModule::HostModule(const std::string &irText)
   impl->module = parseSourceString<ModuleOp>(irText, &impl->context);
   if (!impl->module)
     throw HostError("cannot load the kernel's IR:\n" + messages);
+  // The interpreter runs tensor-descriptor accesses as the masked memory
+  // ops they stand for.
+  PassManager pm(&impl->context);
+  pm.addPass(createTileLowerDescriptorsPass());
+  if (failed(pm.run(*impl->module)))
+    throw HostError("cannot lower the kernel's tensor descriptors:\n" +
+                    messages);
 }
 
 HostModule::~HostModule() = default;

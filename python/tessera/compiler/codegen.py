@@ -13,7 +13,7 @@ import builtins
 import operator
 
 from .. import language as tl
-from ..language import core
+from ..language import core, descriptor
 from ..language.core import CompilationError, _unwrap, constexpr, tensor
 
 _BINARY = {
@@ -48,6 +48,30 @@ def _returns_early(stmt):
             and not any(isinstance(s, ast.Return) for s in stmt.orelse))
 
 
+def _flatten(value):
+    """The tensors a value carried through a loop or branch is made of:
+    itself, or an aggregate's (a block pointer's) parts."""
+    return value._flatten() if hasattr(value, "_flatten") else [value]
+
+
+def _rebuild(template, handles):
+    """A value like `template` from the handles of its parts."""
+    if hasattr(template, "_flatten"):
+        return template._unflatten([tensor(h) for h in handles])
+    return tensor(handles[0])
+
+
+def _rebuild_all(names, templates, handles):
+    """`names` set from `handles`, each taking as many as its template has
+    parts."""
+    values, i = {}, 0
+    for n in names:
+        count = len(_flatten(templates[n]))
+        values[n] = _rebuild(templates[n], handles[i:i + count])
+        i += count
+    return values
+
+
 def _assigned_names(nodes):
     names = set()
     for node in nodes:
@@ -61,7 +85,7 @@ def _drop_region_locals(scope, before, keep):
     """After a loop or a branch: tensors first set inside it live in its
     region only, so names not in `keep` go back to what they were before."""
     for name in list(scope):
-        if name in keep or not _is_tensor(scope[name]):
+        if name in keep or not (_is_tensor(scope[name]) or hasattr(scope[name], "_flatten")):
             continue
         if name in before:
             scope[name] = before[name]
@@ -96,12 +120,31 @@ class CodeGenerator(ast.NodeVisitor):
         self.function_stack.append(fn)
         self._set_location(fdef)
         runtime = [a for a in fn.arg_names if a in arg_types]
+        # A tensor descriptor argument arrives as its base, shape and strides.
+        params, param_divisibility, counts = [], [], []
+        for a in runtime:
+            described = descriptor.parse_descriptor_type(arg_types[a])
+            if described is None:
+                params.append(arg_types[a])
+                param_divisibility.append(divisibility.get(a, 0))
+                counts.append(1)
+                continue
+            element, block, _ = described
+            rank = len(block)
+            params += [f"pointer<{element}>"] + ["int32"] * rank + ["int64"] * (rank - 1)
+            param_divisibility += list(divisibility.get(a, ())) or [0] * (2 * rank)
+            counts.append(2 * rank)
         handles = self._guard(fdef, lambda: self.builder.begin_function(
-            fn.__name__, [arg_types[a] for a in runtime],
-            [divisibility.get(a, 0) for a in runtime], True))
+            fn.__name__, params, param_divisibility, True))
         self.scope = {a: constexpr(constants[a]) for a in constants}
-        for a, h in zip(runtime, handles):
-            self.scope[a] = tensor(h)
+        for a, count in zip(runtime, counts):
+            own, handles = handles[:count], handles[count:]
+            described = descriptor.parse_descriptor_type(arg_types[a])
+            if described is None:
+                self.scope[a] = tensor(own[0])
+            else:
+                self.scope[a] = self._guard(fdef, lambda: descriptor.descriptor_argument(
+                    own, *described))
         try:
             self._visit_body(fdef.body)
         except _Return as r:
@@ -294,11 +337,13 @@ class CodeGenerator(ast.NodeVisitor):
             t, e = then_scope[n], else_scope[n]
             if t is e:
                 continue
-            if not (_is_tensor(t) and _is_tensor(e)):
+            parts_t, parts_e = _flatten(t), _flatten(e)
+            if not (all(map(_is_tensor, parts_t)) and all(map(_is_tensor, parts_e))
+                    and len(parts_t) == len(parts_e) and type(t) is type(e)):
                 raise self._error(node, f"'{n}' is set to a compile-time value in an if on a "
                                         f"runtime condition; make it a tensor in both branches")
-            then_vals.append(t.handle)
-            else_vals.append(e.handle)
+            then_vals += [v.handle for v in parts_t]
+            else_vals += [v.handle for v in parts_e]
             carried.append(n)
         results = self.builder.end_if(then_vals, else_vals)
         # Compile-time values set the same way in both branches stay.
@@ -307,8 +352,7 @@ class CodeGenerator(ast.NodeVisitor):
             if n not in carried:
                 self.scope[n] = then_scope[n]
         _drop_region_locals(self.scope, before, set())
-        for n, h in zip(carried, results):
-            self.scope[n] = tensor(h)
+        self.scope.update(_rebuild_all(carried, then_scope, results))
 
     def _carried_handles(self, names, node):
         """The values of loop-carried names, as tensors (numbers become
@@ -316,6 +360,9 @@ class CodeGenerator(ast.NodeVisitor):
         handles = []
         for n in names:
             value = self.scope[n]
+            if hasattr(value, "_flatten"):
+                handles += [part.handle for part in value._flatten()]
+                continue
             if not _is_tensor(value):
                 if not isinstance(_unwrap(value), (int, float)):
                     raise self._error(node, f"'{n}' holds a compile-time value and is changed in "
@@ -323,6 +370,12 @@ class CodeGenerator(ast.NodeVisitor):
                 value = core.to_tensor(value)
             handles.append(value.handle)
         return handles
+
+    def _carried_templates(self, names):
+        """What each loop-carried name holds on entry, as _carried_handles
+        passes it (numbers become tensors)."""
+        return {n: self.scope[n] if hasattr(self.scope[n], "_flatten") else None
+                for n in names}
 
     def visit_For(self, node):
         iterator = node.iter
@@ -363,6 +416,7 @@ class CodeGenerator(ast.NodeVisitor):
         carried = sorted(n for n in _assigned_names(node.body)
                          if n in self.scope and n != node.target.id)
         inits = self._carried_handles(carried, node)
+        templates = self._carried_templates(carried)
         num_stages = _unwrap(spec.num_stages)
         if num_stages is not None and (not isinstance(num_stages, int) or num_stages < 1):
             raise self._error(node, f"num_stages must be a positive integer, got {num_stages!r}")
@@ -372,37 +426,33 @@ class CodeGenerator(ast.NodeVisitor):
         if descending:
             index = spec.start + index * _unwrap(spec.step)
         self.scope[node.target.id] = index
-        for n, h in zip(carried, args[1:]):
-            self.scope[n] = tensor(h)
+        self.scope.update(_rebuild_all(carried, templates, args[1:]))
         self.dynamic_depth += 1
         self._visit_body(node.body)
         self.dynamic_depth -= 1
         results = self.builder.end_for(self._carried_handles(carried, node))
         _drop_region_locals(self.scope, before, set())
-        for n, h in zip(carried, results):
-            self.scope[n] = tensor(h)
+        self.scope.update(_rebuild_all(carried, templates, results))
 
     def visit_While(self, node):
         if node.orelse:
             raise self._error(node, "while ... else is not supported")
         carried = sorted(n for n in _assigned_names(node.body) if n in self.scope)
         before = dict(self.scope)
+        templates = self._carried_templates(carried)
         entry = self.builder.begin_while(self._carried_handles(carried, node))
-        for n, h in zip(carried, entry):
-            self.scope[n] = tensor(h)
+        self.scope.update(_rebuild_all(carried, templates, entry))
         cond = self.visit(node.test)
         if not _is_tensor(cond):
             cond = core.to_tensor(bool(_unwrap(cond)))
-        after = self.builder.begin_while_body(cond.handle, [self.scope[n].handle for n in carried])
-        for n, h in zip(carried, after):
-            self.scope[n] = tensor(h)
+        after = self.builder.begin_while_body(cond.handle, self._carried_handles(carried, node))
+        self.scope.update(_rebuild_all(carried, templates, after))
         self.dynamic_depth += 1
         self._visit_body(node.body)
         self.dynamic_depth -= 1
         results = self.builder.end_while(self._carried_handles(carried, node))
         _drop_region_locals(self.scope, before, set())
-        for n, h in zip(carried, results):
-            self.scope[n] = tensor(h)
+        self.scope.update(_rebuild_all(carried, templates, results))
 
     def visit_Break(self, node):
         raise self._error(node, "break is not supported in kernels")

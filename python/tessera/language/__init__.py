@@ -17,6 +17,10 @@ from .standard import (abs, arange, argmax, argmin, associative_scan, atomic_add
                        zeros,
                        zeros_like)
 
+from .descriptor import (advance, block_pointer, load_tensor_descriptor,
+                         make_block_ptr, make_tensor_descriptor, store_tensor_descriptor,
+                         tensor_descriptor)
+
 bool = int1
 
 # Random numbers are @jit functions; they need the rest of the language first.

@@ -285,6 +285,13 @@ def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
 
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
          eviction_policy="", volatile=False):
+    pointer = _unwrap(pointer)
+    if isinstance(pointer, _descriptor.block_pointer):
+        if _unwrap(mask) is not None or _unwrap(other) is not None:
+            raise CompilationError("a load through a block pointer takes boundary_check and "
+                                   "padding_option, not mask and other")
+        return pointer.load(boundary_check, padding_option, _unwrap(cache_modifier) or "",
+                            _unwrap(eviction_policy) or "")
     if _unwrap(other) is not None and _unwrap(mask) is None:
         raise CompilationError("load's 'other' needs a mask")
     return tensor(_call("load", _t(pointer).handle, _handle_or_none(mask), _handle_or_none(other),
@@ -293,6 +300,12 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
 
 
 def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy=""):
+    pointer = _unwrap(pointer)
+    if isinstance(pointer, _descriptor.block_pointer):
+        if _unwrap(mask) is not None:
+            raise CompilationError("a store through a block pointer takes boundary_check, "
+                                   "not mask")
+        return pointer.store(value, boundary_check)
     _call("store", _t(pointer).handle, _t(value).handle, _handle_or_none(mask),
           _unwrap(cache_modifier) or "", _unwrap(eviction_policy) or "")
 
@@ -507,3 +520,7 @@ class static_range:
         else:
             self.start, self.end = arg1, arg2
         self.step = 1 if step is None else step
+
+
+# Block pointers are built from the builtins above.
+from . import descriptor as _descriptor  # noqa: E402

@@ -21,8 +21,9 @@ import warnings
 
 from .. import _tessera
 from . import gpu
-from ..language import core
+from ..language import core, descriptor
 from ..language.core import CompilationError, constexpr
+from ..tools.tensor_descriptor import TensorDescriptor
 
 _NUMPY_DTYPES = {
     "float16": "float16", "float32": "float32", "float64": "float64",
@@ -61,6 +62,8 @@ def _location(value):
     """Where an array-like argument lives (something with `on_host` and
     `device`, as a pointer has), or None for other values; for torch
     tensors without making the pointer."""
+    if isinstance(value, TensorDescriptor):
+        value = value.base
     if hasattr(value, "data_ptr") and hasattr(value, "device"):  # torch
         on_host = value.device.type == "cpu"
         return _Location(on_host, 0 if on_host else value.device.index)
@@ -292,8 +295,13 @@ class JITFunction:
             if type(value).__module__ == "numpy" and hasattr(value, "item") \
                     and getattr(value, "ndim", 1) == 0:
                 value = value.item()  # a numpy scalar is a number
-            pointer = _as_pointer(value)
             specialize = name not in self.do_not_specialize
+            if isinstance(value, TensorDescriptor):
+                arg_types[name], divisibility[name], parts = self._descriptor(name, value,
+                                                                              specialize)
+                launch += parts
+                continue
+            pointer = _as_pointer(value)
             if pointer is not None:
                 arg_types[name] = f"pointer<{pointer.dtype}>"
                 if specialize and pointer.address % 16 == 0:
@@ -328,6 +336,28 @@ class JITFunction:
                                 f"{type(value).__name__}, which a kernel cannot take; pass "
                                 "an array, a tensor, a number, or a constexpr")
         return arg_types, divisibility, constants, launch
+
+    def _descriptor(self, name, desc, specialize):
+        """The argument type, divisibility and launch values of a
+        TensorDescriptor: its base, shape (i32) and strides but the last
+        (i64, the last is 1)."""
+        pointer = _as_pointer(desc.base)
+        if pointer is None:
+            raise TypeError(f"{self.__name__}: the base of tensor descriptor '{name}' is a "
+                            f"{type(desc.base).__name__}, not an array or a tensor")
+        numbers = desc.shape + desc.strides[:-1]
+        for n in desc.shape:
+            if not 0 <= n < 2**31:
+                raise TypeError(f"{self.__name__}: tensor descriptor '{name}' has shape "
+                                f"{desc.shape}; each dimension must fit in 31 bits")
+        block = [int(core._unwrap(d)) for d in desc.block_shape]
+        type_name = descriptor.descriptor_type_name(pointer.dtype, block, desc.padding == "nan")
+        divisible = [16 if specialize and v % 16 == 0 else 0
+                     for v in [pointer.address] + numbers]
+        launch = [(name, pointer, "p")]
+        launch += [(name, n, "i32") for n in desc.shape]
+        launch += [(name, n, "i64") for n in desc.strides[:-1]]
+        return type_name, tuple(divisible), launch
 
     def _compile(self, arg_types, divisibility, constants, num_warps, num_stages,
                  waves_per_eu=0):
@@ -534,6 +564,14 @@ def _signature_type(kernel, name, text):
     """('pointer<float32>' or 'int32', divisibility or None) of a signature
     entry: "*fp32", "i32", "*float16:16" (16: the value, or the address, is
     a multiple of 16)."""
+    described = descriptor.parse_descriptor_type(text)
+    if described is not None:
+        element, block, nan = described
+        element = _SIGNATURE_TYPES.get(element, element)
+        if element not in core._DTYPES:
+            raise TypeError(f"{kernel.__name__}: '{name}' has type '{text}'; the descriptor's "
+                            "element type is unknown")
+        return descriptor.descriptor_type_name(element, block, nan), None
     spec, _, divisible = str(text).partition(":")
     pointer = spec.startswith("*")
     element = spec.lstrip("*")

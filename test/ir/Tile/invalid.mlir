@@ -563,3 +563,51 @@ func.func @convert_layout_element(%x: tensor<4x8xf32>) {
   %0 = tile.convert_layout %x : tensor<4x8xf32> -> tensor<4x8xf16>
   return
 }
+
+// -----
+
+func.func @descriptor_base_type(%p: !tile.ptr<f16>, %n: i32, %s: i64) {
+  // expected-error @+1 {{'tile.make_tensor_descriptor' op the base points to 'f16' but the blocks hold 'f32'}}
+  %d = tile.make_tensor_descriptor %p, [%n], [%s] : !tile.ptr<f16> -> !tile.tensordesc<tensor<64xf32>>
+  return
+}
+
+// -----
+
+func.func @descriptor_rank(%p: !tile.ptr<f32>, %n: i32, %s: i64) {
+  // expected-error @+1 {{'tile.make_tensor_descriptor' op needs one shape and one stride entry per dimension of the block (2), got 1 and 1}}
+  %d = tile.make_tensor_descriptor %p, [%n], [%s] : !tile.ptr<f32> -> !tile.tensordesc<tensor<8x64xf32>>
+  return
+}
+
+// -----
+
+func.func @descriptor_load_shape(%d: !tile.tensordesc<tensor<64xf32>>, %i: i32) {
+  // expected-error @+1 {{'tile.descriptor_load' op the block is 'tensor<64xf32>' but the value is 'tensor<32xf32>'}}
+  %b = tile.descriptor_load %d[%i] : !tile.tensordesc<tensor<64xf32>> -> tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @descriptor_indices(%d: !tile.tensordesc<tensor<64xf32>>, %i: i32, %v: tensor<64xf32>) {
+  // expected-error @+1 {{'tile.descriptor_store' op needs 1 indices, got 2}}
+  tile.descriptor_store %d[%i, %i], %v : !tile.tensordesc<tensor<64xf32>>, tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @descriptor_boundary(%d: !tile.tensordesc<tensor<64xf32>>, %i: i32) {
+  // expected-error @+1 {{'tile.descriptor_load' op boundary_check names dimension 1 of a rank-1 block}}
+  %b = tile.descriptor_load %d[%i] {boundaryCheck = array<i32: 1>} : !tile.tensordesc<tensor<64xf32>> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @descriptor_reduce_kind(%d: !tile.tensordesc<tensor<64xf32>>, %i: i32, %v: tensor<64xf32>) {
+  // expected-error @+1 {{'tile.descriptor_reduce' op 'add' needs integer elements, got 'f32'}}
+  tile.descriptor_reduce add, %d[%i], %v : !tile.tensordesc<tensor<64xf32>>, tensor<64xf32>
+  return
+}

@@ -1,0 +1,271 @@
+"""Tensor descriptors (host `TensorDescriptor` arguments and
+`tl.make_tensor_descriptor`) and block pointers (`tl.make_block_ptr`,
+`tl.advance`), with Triton's semantics: blocks at element offsets, elements
+outside the tensor read as the padding and are not written."""
+
+import numpy as np
+import pytest
+
+import tessera as triton
+import tessera.language as tl
+from tessera.tools.tensor_descriptor import TensorDescriptor
+
+# ----------------------------------------------------------------------------
+# Kernels
+# ----------------------------------------------------------------------------
+
+
+@triton.jit
+def scale_desc(in_desc, out_desc, BM: tl.constexpr, BN: tl.constexpr):
+    m = tl.program_id(0) * BM
+    n = tl.program_id(1) * BN
+    out_desc.store([m, n], in_desc.load([m, n]) * 2)
+
+
+@triton.jit
+def padded_block(x_ptr, out_ptr, M, N, row, col, BM: tl.constexpr, BN: tl.constexpr,
+                 PADDING: tl.constexpr):
+    """The block at (row, col) as the descriptor reads it, padding included."""
+    d = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN],
+                                  padding_option=PADDING)
+    block = d.load([row, col])
+    offs = tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :]
+    tl.store(out_ptr + offs, block)
+
+
+@triton.jit
+def add_into(desc, value_ptr, BM: tl.constexpr, BN: tl.constexpr):
+    offs = tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :]
+    desc.atomic_add([tl.program_id(0) * BM, 0], tl.load(value_ptr + offs))
+
+
+@triton.jit
+def matmul_desc(a_desc, b_desc, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                BK: tl.constexpr):
+    """C = A @ B with A and B read through descriptors and C made in the
+    kernel (`tl.make_tensor_descriptor`)."""
+    pm = tl.program_id(0) * BM
+    pn = tl.program_id(1) * BN
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(a_desc.load([pm, k * BK]), b_desc.load([k * BK, pn]), acc)
+    c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [N, 1], [BM, BN])
+    c_desc.store([pm, pn], acc)
+
+
+@triton.jit
+def matmul_block_ptr(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                     stride_cm, stride_cn, BM: tl.constexpr, BN: tl.constexpr,
+                     BK: tl.constexpr):
+    pm = tl.program_id(0) * BM
+    pn = tl.program_id(1) * BN
+    a = tl.make_block_ptr(a_ptr, (M, K), (stride_am, stride_ak), (pm, 0), (BM, BK), (1, 0))
+    b = tl.make_block_ptr(b_ptr, (K, N), (stride_bk, stride_bn), (0, pn), (BK, BN), (0, 1))
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(tl.load(a, boundary_check=(0, 1)), tl.load(b, boundary_check=(0, 1)), acc)
+        a = tl.advance(a, (0, BK))
+        b = tl.advance(b, [BK, 0])
+    c = tl.make_block_ptr(c_ptr, (M, N), (stride_cm, stride_cn), (pm, pn), (BM, BN), (1, 0))
+    tl.store(c, acc, boundary_check=(0, 1))
+
+
+@triton.jit
+def row_sums(x_ptr, out_ptr, M, N, CHECK: tl.constexpr, PADDING: tl.constexpr,
+             BM: tl.constexpr, BN: tl.constexpr):
+    """Sums of rows through a block pointer moved along them, checked on the
+    dimensions in CHECK; the result is stored through a 1-D block pointer."""
+    p = tl.make_block_ptr(x_ptr, (M, N), (N, 1), (tl.program_id(0) * BM, 0), (BM, BN), (1, 0))
+    acc = tl.zeros((BM,), tl.float32)
+    for _ in range(0, tl.cdiv(N, BN)):
+        acc += tl.sum(tl.load(p, boundary_check=CHECK, padding_option=PADDING), 1)
+        p = p.advance((0, BN))
+    out = tl.make_block_ptr(out_ptr, (M,), (1,), (tl.program_id(0) * BM,), (BM,), (0,))
+    tl.store(out, acc, boundary_check=(0,))
+
+
+@triton.jit
+def block_ptr_branch(x_ptr, out_ptr, N, FLIP, BN: tl.constexpr):
+    """A block pointer chosen in a branch on a runtime value."""
+    p = tl.make_block_ptr(x_ptr, (N,), (1,), (0,), (BN,), (0,))
+    if FLIP > 0:
+        p = tl.advance(p, (BN,))
+    tl.store(out_ptr + tl.arange(0, BN), tl.load(p, boundary_check=(0,)))
+
+
+# ----------------------------------------------------------------------------
+# Tensor descriptors
+# ----------------------------------------------------------------------------
+
+
+def test_host_descriptor_copy(device, rng):
+    """Blocks that overhang the edges read zeros and write nothing there."""
+    x = rng.standard_normal((50, 70)).astype(np.float32)
+    y = np.full_like(x, -1)
+    scale_desc[(4, 3)](TensorDescriptor.from_tensor(x, [16, 32]),
+                       TensorDescriptor.from_tensor(y, [16, 32]), 16, 32)
+    np.testing.assert_array_equal(y, 2 * x)
+
+
+@pytest.mark.parametrize("padding", ["zero", "nan"])
+@pytest.mark.parametrize("row,col", [(0, 0), (40, 56), (-8, -16), (60, 0)])
+def test_descriptor_padding(device, rng, padding, row, col):
+    M, N, BM, BN = 48, 64, 16, 32
+    x = rng.standard_normal((M, N)).astype(np.float32)
+    out = np.zeros((BM, BN), np.float32)
+    padded_block[(1,)](x, out, M, N, row, col, BM, BN, padding)
+    expected = np.full((BM, BN), np.nan if padding == "nan" else 0, np.float32)
+    rows = np.arange(row, row + BM)
+    cols = np.arange(col, col + BN)
+    inside_r = (rows >= 0) & (rows < M)
+    inside_c = (cols >= 0) & (cols < N)
+    expected[np.ix_(inside_r, inside_c)] = x[np.ix_(rows[inside_r], cols[inside_c])]
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_descriptor_atomic_add(device, rng):
+    acc = np.ones((24, 32), np.float32)
+    value = rng.standard_normal((16, 32)).astype(np.float32)
+    add_into[(2,)](TensorDescriptor.from_tensor(acc, [16, 32]), value, 16, 32)
+    expected = np.ones((24, 32), np.float32)
+    expected[:16] += value
+    expected[16:] += value[:8]
+    np.testing.assert_allclose(acc, expected, rtol=1e-6)
+
+
+@pytest.mark.parametrize("M,N,K", [(64, 64, 64), (40, 72, 56)])
+def test_matmul_through_descriptors(device, rng, M, N, K):
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    c = np.zeros((M, N), np.float32)
+    BM = BN = BK = 32
+    matmul_desc[(triton.cdiv(M, BM), triton.cdiv(N, BN))](
+        TensorDescriptor.from_tensor(a, [BM, BK]), TensorDescriptor.from_tensor(b, [BK, BN]),
+        c, M, N, K, BM, BN, BK)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-2,
+                               atol=1e-2)
+
+
+def test_descriptor_specialisation(device):
+    """Block shape and padding are part of the kernel's type; the shape and
+    strides are values (with Triton's divisibility hints)."""
+    x = np.zeros((32, 64), np.float32)
+    kernel = scale_desc.warmup(TensorDescriptor.from_tensor(x, [16, 32]),
+                               TensorDescriptor(x, [32, 64], [64, 1], [16, 32], "nan"),
+                               16, 32, grid=(1,))
+    ir = kernel.asm["tile"]
+    assert ir.count("tile.make_tensor_descriptor") == 2
+    assert "nan_padding" in ir
+    assert "tile.divisibility = 16" in ir
+
+
+# ----------------------------------------------------------------------------
+# Block pointers
+# ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("a_order", ["C", "F"])
+def test_matmul_through_block_pointers(device, rng, a_order):
+    M, N, K = 40, 48, 72
+    a = np.asarray(rng.standard_normal((M, K)), np.float16, order=a_order)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    c = np.zeros((M, N), np.float32)
+    s = a.itemsize
+    matmul_block_ptr[(triton.cdiv(M, 32), triton.cdiv(N, 32))](
+        a, b, c, M, N, K, a.strides[0] // s, a.strides[1] // s, N, 1, N, 1, 32, 32, 32)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-2,
+                               atol=1e-2)
+
+
+def test_block_pointer_boundary_checks(device, rng):
+    M, N = 32, 40
+    x = rng.standard_normal((M, N)).astype(np.float32)
+    out = np.zeros(M, np.float32)
+    row_sums[(2,)](x, out, M, N, (0, 1), "zero", 16, 16)
+    np.testing.assert_allclose(out, x.sum(1), rtol=1e-5)
+    # NaN padding past the last column reaches every row's sum.
+    row_sums[(2,)](x, out, M, N, (1,), "nan", 16, 16)
+    assert np.isnan(out).all()
+
+
+@pytest.mark.parametrize("flip", [0, 1])
+def test_block_pointer_in_branch(device, rng, flip):
+    x = rng.standard_normal(24).astype(np.float32)
+    out = np.full(16, 7, np.float32)
+    block_ptr_branch[(1,)](x, out, 24, flip, 16)
+    expected = x[:16] if not flip else np.concatenate([x[16:], np.zeros(8, np.float32)])
+    np.testing.assert_array_equal(out, expected)
+
+
+# ----------------------------------------------------------------------------
+# Errors
+# ----------------------------------------------------------------------------
+
+
+def test_host_descriptor_errors():
+    x = np.zeros((8, 16), np.float32)
+    with pytest.raises(ValueError, match="contiguous"):
+        TensorDescriptor(x, [8, 16], [1, 8], [8, 16])
+    with pytest.raises(ValueError, match="padding"):
+        TensorDescriptor(x, [8, 16], [16, 1], [8, 16], padding="one")
+    with pytest.raises(ValueError, match="2 strides"):
+        TensorDescriptor(x, [8, 16], [16], [8, 16])
+
+
+def _compile_error(kernel, *args):
+    with pytest.raises(triton.CompilationError) as info:
+        kernel.warmup(*args, grid=(1,))
+    return info.value
+
+
+@triton.jit
+def strided_last(x_ptr, N):
+    d = tl.make_tensor_descriptor(x_ptr, [N, N], [1, N], [16, 16])
+    d.store([0, 0], d.load([0, 0]))
+
+
+@triton.jit
+def narrow_block(x_ptr, N):
+    d = tl.make_tensor_descriptor(x_ptr, [N, N], [N, 1], [16, 2])
+    d.store([0, 0], d.load([0, 0]))
+
+
+@triton.jit
+def wrong_offsets(desc):
+    desc.load([0])
+
+
+@triton.jit
+def masked_block_ptr(x_ptr, N):
+    p = tl.make_block_ptr(x_ptr, (N,), (1,), (0,), (16,), (0,))
+    tl.load(p, mask=tl.arange(0, 16) < N)
+
+
+@triton.jit
+def bad_boundary(x_ptr, N):
+    p = tl.make_block_ptr(x_ptr, (N,), (1,), (0,), (16,), (0,))
+    tl.load(p, boundary_check=(1,))
+
+
+def test_kernel_errors():
+    x = np.zeros((16, 16), np.float32)
+    error = _compile_error(strided_last, x, 16)
+    assert "last stride must be the constant 1" in str(error)
+    assert "make_tensor_descriptor" in error.source_line
+    assert "at least 16 bytes" in str(_compile_error(narrow_block, x, 16))
+    assert "needs 2 entries" in str(
+        _compile_error(wrong_offsets, TensorDescriptor.from_tensor(x, [16, 16])))
+    assert "boundary_check and padding_option, not mask" in str(
+        _compile_error(masked_block_ptr, x, 16))
+    assert "dimension 1 of a rank-1" in str(_compile_error(bad_boundary, x, 16))
+
+
+def test_descriptor_signature_for_aot():
+    kernel = triton.compile(
+        scale_desc, {"in_desc": "tensordesc<fp32[16, 32]>", "out_desc": "tensordesc<fp32[16,32]>"},
+        "cuda:80", constexprs={"BM": 16, "BN": 32})
+    assert "tile.descriptor_load" in kernel.asm["tile"]
+    assert "ld.global" in kernel.asm["ptx"]
+    with pytest.raises(TypeError, match="element type is unknown"):
+        triton.compile(scale_desc, {"in_desc": "tensordesc<fp99[16]>", "out_desc": "i32"},
+                       "cuda:80", constexprs={"BM": 16, "BN": 32})
