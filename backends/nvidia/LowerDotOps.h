@@ -17,6 +17,11 @@ void populateNvidiaDotPatterns(TypeConverter &converter,
                                RewritePatternSet &patterns,
                                LoweringState &state);
 
+/// Lowers mbarrier and TMA ops to PTX.
+void populateNvidiaAsyncPatterns(TypeConverter &converter,
+                                 RewritePatternSet &patterns,
+                                 LoweringState &state);
+
 } // namespace mlir::tile
 
 #endif // TESSERA_BACKENDS_NVIDIA_LOWERDOTOPS_H

@@ -547,6 +547,7 @@ void NvidiaTargetInfo::populateDotPatterns(TypeConverter &converter,
                                            RewritePatternSet &patterns,
                                            LoweringState &state) const {
   populateNvidiaDotPatterns(converter, patterns, state);
+  populateNvidiaAsyncPatterns(converter, patterns, state);
 }
 
 void NvidiaTargetInfo::markKernel(LLVM::LLVMFuncOp func,

@@ -182,3 +182,40 @@ LogicalResult WarpGroupDotOp::verify() {
   }
   return checkShared(bMemory, "b", true);
 }
+
+//===----------------------------------------------------------------------===//
+// mbarriers and TMA
+//===----------------------------------------------------------------------===//
+
+bool mlir::tile::nvidia::isBarrier(Type type) {
+  auto memory = dyn_cast<MemDescType>(type);
+  return memory && memory.getShape() == ArrayRef<int64_t>{1} &&
+         memory.getElementType().isInteger(64);
+}
+
+/// A TMA copy's box: `coords` address it, and its buffer is in the NVMMA
+/// layout whose swizzle the tensor map applies.
+static LogicalResult verifyTmaBox(Operation *op, MemDescType buffer,
+                                  size_t coords) {
+  if (buffer.getRank() < 1 || buffer.getRank() > 5)
+    return op->emitOpError() << "TMA copies boxes of 1 to 5 dimensions, got "
+                             << buffer;
+  if (coords != buffer.getRank())
+    return op->emitOpError() << "needs " << buffer.getRank()
+                             << " coordinates, got " << coords;
+  if (!isa<NVMMASharedLayoutAttr>(buffer.getEncoding()))
+    return op->emitOpError() << "the buffer must be in a #tile.nvmma_shared "
+                                "layout, got "
+                             << buffer;
+  return success();
+}
+
+LogicalResult AsyncTmaCopyGlobalToLocalOp::verify() {
+  if (!getResult().getType().getMutableMemory())
+    return emitOpError() << "writes an immutable buffer";
+  return verifyTmaBox(*this, getResult().getType(), getCoords().size());
+}
+
+LogicalResult AsyncTmaCopyLocalToGlobalOp::verify() {
+  return verifyTmaBox(*this, getSrc().getType(), getCoords().size());
+}

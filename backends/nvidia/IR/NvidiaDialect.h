@@ -11,6 +11,11 @@
 
 #include "backends/nvidia/IR/NvidiaDialect.h.inc"
 
+namespace mlir::tile::nvidia {
+/// Whether `type` is an mbarrier: a !tile.memdesc<1xi64>.
+bool isBarrier(Type type);
+} // namespace mlir::tile::nvidia
+
 #define GET_ATTRDEF_CLASSES
 #include "backends/nvidia/IR/NvidiaAttrs.h.inc"
 

@@ -13,13 +13,15 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 def TileNvidia_Dialect : Dialect {
   let name = "tile_nvidia";
   let cppNamespace = "::mlir::tile::nvidia";
-  let summary = "what tile IR needs of NVIDIA GPUs alone: tensor cores";
+  let summary = "what tile IR needs of NVIDIA GPUs alone: tensor cores, "
+                "mbarriers and TMA";
   let description = [{
     The NVIDIA backend's own layouts and ops: the register layouts of the
     tensor cores' `mma` instructions, which the backend's matrix-unit stage
     gives to `tile.dot`s, and Hopper's warpgroup dot, which reads its
-    operands from shared memory. Generic code sees the layouts through the
-    distributed-layout interface only.
+    operands from shared memory; Hopper's transaction-counting barriers
+    (mbarriers) and tensor memory accelerator (TMA) copies. Generic code
+    sees the layouts through the distributed-layout interface only.
   }];
   let useDefaultAttributePrinterParser = 1;
 }
@@ -135,6 +137,170 @@ def TileNvidia_FenceAsyncSharedOp : TileNvidia_Op<"fence_async_shared", [
     tile_nvidia.fence_async_shared
     ```
   }];
+  let assemblyFormat = "attr-dict";
+}
+
+
+//===----------------------------------------------------------------------===//
+// mbarriers
+//===----------------------------------------------------------------------===//
+
+/// A barrier: one 64-bit word of shared memory.
+def TileNvidia_Barrier : Type<
+    CPred<"::mlir::tile::nvidia::isBarrier($_self)">,
+    "mbarrier (a !tile.memdesc<1xi64>)", "::mlir::tile::MemDescType">;
+
+def TileNvidia_InitBarrierOp : TileNvidia_Op<"init_barrier", [
+    MemoryEffects<[MemWrite<TileNvidia_SharedMemory>]>]> {
+  let summary = "set up an mbarrier that `count` arrivals complete";
+  let description = [{
+    Initialises the barrier in phase 0, expecting `count` arrivals (and no
+    transaction bytes) per phase; one thread does it and the block waits
+    for it.
+
+    ```mlir
+    tile_nvidia.init_barrier %bar, 1 : !tile.memdesc<1xi64, #shared, mutable>
+    ```
+  }];
+  let arguments = (ins TileNvidia_Barrier:$barrier,
+                   ConfinedAttr<I32Attr, [IntPositive]>:$count);
+  let assemblyFormat = "$barrier `,` $count attr-dict `:` qualified(type($barrier))";
+}
+
+def TileNvidia_InvalBarrierOp : TileNvidia_Op<"inval_barrier", [
+    MemoryEffects<[MemWrite<TileNvidia_SharedMemory>]>]> {
+  let summary = "end an mbarrier's life, so its word can be reused";
+  let description = [{
+    ```mlir
+    tile_nvidia.inval_barrier %bar : !tile.memdesc<1xi64, #shared, mutable>
+    ```
+  }];
+  let arguments = (ins TileNvidia_Barrier:$barrier);
+  let assemblyFormat = "$barrier attr-dict `:` qualified(type($barrier))";
+}
+
+def TileNvidia_BarrierExpectOp : TileNvidia_Op<"barrier_expect", [
+    MemoryEffects<[MemWrite<TileNvidia_SharedMemory>]>]> {
+  let summary = "arrive on an mbarrier, expecting `bytes` of copies";
+  let description = [{
+    Where `pred` holds (one thread), arrives once on the barrier and adds
+    `bytes` to the transaction bytes its current phase waits for (the TMA
+    copies that name the barrier count them down).
+
+    ```mlir
+    tile_nvidia.barrier_expect %bar, 16384, %first : !tile.memdesc<1xi64, #shared, mutable>
+    ```
+  }];
+  let arguments = (ins TileNvidia_Barrier:$barrier,
+                   ConfinedAttr<I32Attr, [IntNonNegative]>:$bytes, I1:$pred);
+  let assemblyFormat = [{
+    $barrier `,` $bytes `,` $pred attr-dict `:` qualified(type($barrier))
+  }];
+}
+
+def TileNvidia_ArriveBarrierOp : TileNvidia_Op<"arrive_barrier", [
+    MemoryEffects<[MemWrite<TileNvidia_SharedMemory>]>]> {
+  let summary = "arrive on an mbarrier";
+  let description = [{
+    Each thread where `pred` holds arrives `count` times.
+
+    ```mlir
+    tile_nvidia.arrive_barrier %bar, 1, %pred : !tile.memdesc<1xi64, #shared, mutable>
+    ```
+  }];
+  let arguments = (ins TileNvidia_Barrier:$barrier,
+                   ConfinedAttr<I32Attr, [IntPositive]>:$count, I1:$pred);
+  let assemblyFormat = [{
+    $barrier `,` $count `,` $pred attr-dict `:` qualified(type($barrier))
+  }];
+}
+
+def TileNvidia_WaitBarrierOp : TileNvidia_Op<"wait_barrier", [
+    MemoryEffects<[MemRead<TileNvidia_SharedMemory>,
+                   MemWrite<TileNvidia_SharedMemory>]>]> {
+  let summary = "wait until an mbarrier's phase of parity `phase` completes";
+  let description = [{
+    Blocks the thread until the barrier's phase of parity `phase` (0 or 1,
+    i32) has completed: all its arrivals made and transaction bytes
+    copied. What those copies wrote is then visible to the thread.
+
+    ```mlir
+    tile_nvidia.wait_barrier %bar, %phase : !tile.memdesc<1xi64, #shared, mutable>
+    ```
+  }];
+  let arguments = (ins TileNvidia_Barrier:$barrier, I32:$phase);
+  let assemblyFormat = "$barrier `,` $phase attr-dict `:` qualified(type($barrier))";
+}
+
+//===----------------------------------------------------------------------===//
+// TMA
+//===----------------------------------------------------------------------===//
+
+def TileNvidia_AsyncTmaCopyGlobalToLocalOp
+    : TileNvidia_Op<"async_tma_copy_global_to_local", [
+    MemoryEffects<[MemRead, MemWrite<TileNvidia_SharedMemory>]>]> {
+  let summary = "copy a box of a tensor map into shared memory (TMA)";
+  let description = [{
+    Where `pred` holds (one thread), starts the tensor memory accelerator
+    copying the box at `coords` (one i32 per dimension, outermost first)
+    of the tensor map `desc` (the address of a CUtensorMap) into `result`,
+    whose shape is the box and whose layout is the map's swizzle. Elements
+    outside the tensor are filled by the map (zero or NaN). The copy
+    counts its bytes down on `barrier`; wait for the barrier before
+    reading `result`.
+
+    ```mlir
+    tile_nvidia.async_tma_copy_global_to_local %map[%i, %k] %buf, %bar, %first
+        : !tile.memdesc<128x64xf16, #nvmma, mutable>, !tile.memdesc<1xi64, #shared, mutable>
+    ```
+  }];
+  let arguments = (ins Tile_Ptr:$desc, Variadic<I32>:$coords,
+                   Tile_MemDesc:$result, TileNvidia_Barrier:$barrier, I1:$pred);
+  let assemblyFormat = [{
+    $desc `[` $coords `]` $result `,` $barrier `,` $pred attr-dict `:`
+    qualified(type($desc)) `,` qualified(type($result)) `,`
+    qualified(type($barrier))
+  }];
+  let hasVerifier = 1;
+}
+
+def TileNvidia_AsyncTmaCopyLocalToGlobalOp
+    : TileNvidia_Op<"async_tma_copy_local_to_global", [
+    MemoryEffects<[MemRead<TileNvidia_SharedMemory>, MemWrite]>]> {
+  let summary = "copy shared memory into a box of a tensor map (TMA)";
+  let description = [{
+    One thread starts the tensor memory accelerator copying `src` into the
+    box at `coords` of the tensor map `desc`, leaving out elements outside
+    the tensor, and commits it to the thread's bulk group;
+    `tile_nvidia.async_tma_store_wait` waits for it. Shared-memory writes of
+    the block must be fenced (`tile_nvidia.fence_async_shared`) first.
+
+    ```mlir
+    tile_nvidia.async_tma_copy_local_to_global %map[%i, %j] %buf
+        : !tile.ptr<i8>, !tile.memdesc<128x128xf16, #nvmma, mutable>
+    ```
+  }];
+  let arguments = (ins Tile_Ptr:$desc, Variadic<I32>:$coords,
+                   Tile_MemDesc:$src);
+  let assemblyFormat = [{
+    $desc `[` $coords `]` $src attr-dict `:` qualified(type($desc)) `,`
+    qualified(type($src))
+  }];
+  let hasVerifier = 1;
+}
+
+def TileNvidia_AsyncTmaStoreWaitOp : TileNvidia_Op<"async_tma_store_wait", [
+    MemoryEffects<[MemRead<TileNvidia_SharedMemory>]>]> {
+  let summary = "wait until at most `pendings` TMA stores read their source";
+  let description = [{
+    After it, the shared memory of all but the newest `pendings` TMA stores
+    of the thread may be written again.
+
+    ```mlir
+    tile_nvidia.async_tma_store_wait {pendings = 0 : i32}
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pendings);
   let assemblyFormat = "attr-dict";
 }
 

@@ -68,3 +68,32 @@ func.func @register_a(%x: tensor<64x64xf16, #blocked>, %y: !tile.memdesc<64x64xf
   %d = tile_nvidia.warpgroup_dot %x, %y, %c : tensor<64x64xf16, #blocked> * !tile.memdesc<64x64xf16, #s> -> tensor<64x64xf32, #mma>
   return
 }
+
+// -----
+
+#nvmma = #tile.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
+#bar = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @tma_coords(%map: !tile.ptr<i8>, %i: i32, %buf: !tile.memdesc<128x64xf16, #nvmma, mutable>, %bar: !tile.memdesc<1xi64, #bar, mutable>, %p: i1) {
+  // expected-error @+1 {{'tile_nvidia.async_tma_copy_global_to_local' op needs 2 coordinates, got 1}}
+  tile_nvidia.async_tma_copy_global_to_local %map[%i] %buf, %bar, %p : !tile.ptr<i8>, !tile.memdesc<128x64xf16, #nvmma, mutable>, !tile.memdesc<1xi64, #bar, mutable>
+  return
+}
+
+// -----
+
+#shared = #tile.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+#bar = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @tma_layout(%map: !tile.ptr<i8>, %i: i32, %buf: !tile.memdesc<128x64xf16, #shared, mutable>, %bar: !tile.memdesc<1xi64, #bar, mutable>, %p: i1) {
+  // expected-error @+1 {{'tile_nvidia.async_tma_copy_global_to_local' op the buffer must be in a #tile.nvmma_shared layout}}
+  tile_nvidia.async_tma_copy_global_to_local %map[%i, %i] %buf, %bar, %p : !tile.ptr<i8>, !tile.memdesc<128x64xf16, #shared, mutable>, !tile.memdesc<1xi64, #bar, mutable>
+  return
+}
+
+// -----
+
+#bar = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @not_a_barrier(%bar: !tile.memdesc<2xi64, #bar, mutable>) {
+  // expected-error @+1 {{must be mbarrier (a !tile.memdesc<1xi64>)}}
+  tile_nvidia.init_barrier %bar, 1 : !tile.memdesc<2xi64, #bar, mutable>
+  return
+}

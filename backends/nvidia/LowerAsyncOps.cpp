@@ -1,0 +1,275 @@
+//===- LowerAsyncOps.cpp - mbarriers and TMA copies as PTX ----------------===//
+//
+// Hopper's transaction-counting barriers and tensor memory accelerator
+// copies, as inline PTX on 32-bit shared-memory addresses. The ops a single
+// thread issues (barrier set-up, expect-tx, TMA copies) are predicated in
+// the instruction, so every thread runs the same code.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/nvidia/LowerDotOps.h"
+
+#include "backends/common/Lowering.h"
+#include "backends/nvidia/IR/NvidiaDialect.h"
+#include "backends/nvidia/NvidiaTargetInfo.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::nvidia;
+
+namespace {
+
+/// The 32-bit shared-memory address of a whole buffer (a memdesc's
+/// lowered values: its base and its offsets, which must be zero).
+FailureOr<Value> bufferAddress(OpBuilder &b, Location loc, Operation *op,
+                               ValueRange view) {
+  if (!llvm::all_of(view.drop_front(),
+                    [](Value v) { return matchPattern(v, m_Zero()); }))
+    return loweringError(op, "it takes whole buffers, not views into them");
+  return LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), view.front())
+      .getResult();
+}
+
+/// Whether this is thread 0 of the block.
+Value isFirstThread(OpBuilder &b, Location loc) {
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  Value zero = arith::ConstantIntOp::create(b, loc, 0, 32);
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
+}
+
+void emit(OpBuilder &b, Location loc, ValueRange operands, StringRef text,
+          StringRef constraints) {
+  inlineAsm(b, loc, LLVM::LLVMVoidType::get(b.getContext()), operands, text,
+            constraints);
+}
+
+/// "{$first, ..., $(first+n-1)}": the coordinates operands of a TMA copy,
+/// innermost dimension first as PTX wants them.
+std::string coordinateList(unsigned first, unsigned n) {
+  std::string text = "{";
+  for (unsigned i = 0; i < n; ++i)
+    text += (i ? ", $" : "$") + std::to_string(first + n - 1 - i);
+  return text + "}";
+}
+
+class InitBarrierPattern : public LoweringPattern<InitBarrierOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(InitBarrierOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FailureOr<Value> bar =
+        bufferAddress(rewriter, loc, op, adaptor.getBarrier());
+    if (failed(bar))
+      return failure();
+    // Earlier users of the word are done before it is set up, and every
+    // thread sees it set up after.
+    state.target.barrier(rewriter, loc);
+    emit(rewriter, loc, {isFirstThread(rewriter, loc), *bar},
+         "{ .reg .pred p; setp.ne.b32 p, $0, 0;\n"
+         "@p mbarrier.init.shared::cta.b64 [$1], " +
+             std::to_string(op.getCount()) + "; }",
+         "r,r");
+    state.target.barrier(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+class InvalBarrierPattern : public LoweringPattern<InvalBarrierOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(InvalBarrierOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FailureOr<Value> bar =
+        bufferAddress(rewriter, loc, op, adaptor.getBarrier());
+    if (failed(bar))
+      return failure();
+    state.target.barrier(rewriter, loc);
+    emit(rewriter, loc, {isFirstThread(rewriter, loc), *bar},
+         "{ .reg .pred p; setp.ne.b32 p, $0, 0;\n"
+         "@p mbarrier.inval.shared::cta.b64 [$1]; }",
+         "r,r");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+class BarrierExpectPattern : public LoweringPattern<BarrierExpectOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(BarrierExpectOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FailureOr<Value> bar =
+        bufferAddress(rewriter, loc, op, adaptor.getBarrier());
+    if (failed(bar))
+      return failure();
+    Value pred = arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(),
+                                        adaptor.getPred().front());
+    emit(rewriter, loc, {pred, *bar},
+         "{ .reg .pred p; setp.ne.b32 p, $0, 0;\n"
+         "@p mbarrier.arrive.expect_tx.shared::cta.b64 _, [$1], " +
+             std::to_string(op.getBytes()) + "; }",
+         "r,r");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+class ArriveBarrierPattern : public LoweringPattern<ArriveBarrierOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(ArriveBarrierOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FailureOr<Value> bar =
+        bufferAddress(rewriter, loc, op, adaptor.getBarrier());
+    if (failed(bar))
+      return failure();
+    Value pred = arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(),
+                                        adaptor.getPred().front());
+    emit(rewriter, loc, {pred, *bar},
+         "{ .reg .pred p; setp.ne.b32 p, $0, 0;\n"
+         "@p mbarrier.arrive.shared::cta.b64 _, [$1], " +
+             std::to_string(op.getCount()) + "; }",
+         "r,r");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+class WaitBarrierPattern : public LoweringPattern<WaitBarrierOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(WaitBarrierOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FailureOr<Value> bar =
+        bufferAddress(rewriter, loc, op, adaptor.getBarrier());
+    if (failed(bar))
+      return failure();
+    // try_wait suspends the thread for a while; loop until the phase is
+    // done.
+    emit(rewriter, loc, {*bar, adaptor.getPhase().front()},
+         "{ .reg .pred done;\n"
+         "wait_barrier:\n"
+         "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n"
+         "@!done bra.uni wait_barrier; }",
+         "r,r");
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+class TmaLoadPattern : public LoweringPattern<AsyncTmaCopyGlobalToLocalOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(AsyncTmaCopyGlobalToLocalOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FailureOr<Value> dst =
+        bufferAddress(rewriter, loc, op, adaptor.getResult());
+    FailureOr<Value> bar =
+        bufferAddress(rewriter, loc, op, adaptor.getBarrier());
+    if (failed(dst) || failed(bar))
+      return failure();
+    Value pred = arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(),
+                                        adaptor.getPred().front());
+    SmallVector<Value> operands{pred, *dst, adaptor.getDesc().front(), *bar};
+    for (ValueRange c : adaptor.getCoords())
+      operands.push_back(c.front());
+    unsigned rank = op.getCoords().size();
+    std::string constraints = "r,r,l,r";
+    for (unsigned i = 0; i < rank; ++i)
+      constraints += ",r";
+    emit(rewriter, loc, operands,
+         "{ .reg .pred p; setp.ne.b32 p, $0, 0;\n"
+         "@p cp.async.bulk.tensor." +
+             std::to_string(rank) +
+             "d.shared::cluster.global.mbarrier::complete_tx::bytes [$1], "
+             "[$2, " +
+             coordinateList(4, rank) + "], [$3]; }",
+         constraints);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+class TmaStorePattern : public LoweringPattern<AsyncTmaCopyLocalToGlobalOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(AsyncTmaCopyLocalToGlobalOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    FailureOr<Value> src = bufferAddress(rewriter, loc, op, adaptor.getSrc());
+    if (failed(src))
+      return failure();
+    SmallVector<Value> operands{isFirstThread(rewriter, loc), *src,
+                                adaptor.getDesc().front()};
+    for (ValueRange c : adaptor.getCoords())
+      operands.push_back(c.front());
+    unsigned rank = op.getCoords().size();
+    std::string constraints = "r,r,l";
+    for (unsigned i = 0; i < rank; ++i)
+      constraints += ",r";
+    emit(rewriter, loc, operands,
+         "{ .reg .pred p; setp.ne.b32 p, $0, 0;\n"
+         "@p cp.async.bulk.tensor." +
+             std::to_string(rank) + "d.global.shared::cta.bulk_group [$2, " +
+             coordinateList(3, rank) +
+             "], [$1];\n"
+             "@p cp.async.bulk.commit_group; }",
+         constraints);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+class TmaStoreWaitPattern : public LoweringPattern<AsyncTmaStoreWaitOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(AsyncTmaStoreWaitOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    emit(rewriter, op.getLoc(), {},
+         "cp.async.bulk.wait_group.read " +
+             std::to_string(op.getPendings()) + ";",
+         "");
+    // Only the issuing thread waited; the others wait for it.
+    state.target.barrier(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tile::populateNvidiaAsyncPatterns(TypeConverter &converter,
+                                             RewritePatternSet &patterns,
+                                             LoweringState &state) {
+  patterns.add<InitBarrierPattern, InvalBarrierPattern, BarrierExpectPattern,
+               ArriveBarrierPattern, WaitBarrierPattern, TmaLoadPattern,
+               TmaStorePattern, TmaStoreWaitPattern>(converter, state);
+}
