@@ -3,7 +3,8 @@
 kernel source (Triton's tutorial 03 matmul) autotuned by each DSL over the
 tutorial's CUDA configs; fp16 and bf16 at 1024^3, 4096^3, 8192^3 and
 16384x1024x1024, fp8 e4m3 at 4096^3 with B K-major as the tutorial passes it;
-then the cold compile (the first launch in a fresh process, empty cache) of
+the same matmul through host tensor descriptors (fp16 and bf16 at 4096^3 and
+8192^3, each DSL's best of the tutorial's fp16 configs); then the cold compile (the first launch in a fresh process, empty cache) of
 the tutorial's first config.
 
 Upstream Triton on mma.sync is timed too ("triton-sm80"): a child process of
@@ -78,6 +79,30 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
     tl.store(c_ptrs, c, mask=c_mask)
 
 
+@jit
+def matmul_kernel_descriptor(a_desc, b_desc, c_desc, M, N, K,
+                             BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
+                             BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr):
+    # The same matmul through host tensor descriptors (tutorial 09's form).
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_SIZE_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    offs_am = pid_m * BLOCK_SIZE_M
+    offs_bn = pid_n * BLOCK_SIZE_N
+    accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
+        a = a_desc.load([offs_am, k * BLOCK_SIZE_K])
+        b = b_desc.load([k * BLOCK_SIZE_K, offs_bn])
+        accumulator = tl.dot(a, b, accumulator)
+    c_desc.store([offs_am, offs_bn], accumulator.to(c_desc.dtype))
+
+
 # Triton's tutorial 03, get_cuda_autotune_config():
 # (BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, num_stages, num_warps), GROUP_SIZE_M 8.
 CONFIGS = [(128, 256, 64, 3, 8), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
@@ -87,7 +112,13 @@ CONFIGS = [(128, 256, 64, 3, 8), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4), (128
            (64, 256, 128, 4, 4), (128, 128, 128, 4, 4), (128, 64, 64, 4, 4),
            (64, 128, 64, 4, 4), (128, 32, 64, 4, 4)]
 
+# Tutorial 03's fp16 configs, for the descriptor kernel.
+DESCRIPTOR_CONFIGS = 8
+
 SHAPES = [(1024, 1024, 1024), (4096, 4096, 4096), (8192, 8192, 8192), (16384, 1024, 1024)]
+# The kernel through tensor descriptors: (name, dtype, shapes).
+DESCRIPTOR_CASES = [("fp16", "float16", [(4096, 4096, 4096), (8192, 8192, 8192)]),
+                    ("bf16", "bfloat16", [(4096, 4096, 4096), (8192, 8192, 8192)])]
 # (name, dtype, shapes); fp8 is e4m3 with B K-major
 CASES = [("fp16", "float16", SHAPES), ("bf16", "bfloat16", SHAPES),
          ("fp8e4m3", "float8_e4m3fn", [(4096, 4096, 4096)])]
@@ -106,7 +137,35 @@ def kernels_of(dsl):
                                "GROUP_SIZE_M": 8}, num_stages=s, num_warps=w)
                for m, n, k, s, w in CONFIGS]
     module.tuned = package.autotune(configs, key=["M", "N", "K"])(module.matmul_kernel)
+    module.TensorDescriptor = importlib.import_module(
+        dsl + ".tools.tensor_descriptor").TensorDescriptor
+    descriptor_configs = [package.Config({"BLOCK_SIZE_M": m, "BLOCK_SIZE_N": n,
+                                          "BLOCK_SIZE_K": k, "GROUP_SIZE_M": 8},
+                                         num_stages=s, num_warps=w, pre_hook=set_blocks)
+                          for m, n, k, s, w in CONFIGS[:DESCRIPTOR_CONFIGS]]
+    module.tuned_descriptor = package.autotune(descriptor_configs, key=["M", "N", "K"])(
+        module.matmul_kernel_descriptor)
     return module
+
+
+def set_blocks(nargs):
+    """Gives the descriptors the blocks of the config being run."""
+    m, n, k = nargs["BLOCK_SIZE_M"], nargs["BLOCK_SIZE_N"], nargs["BLOCK_SIZE_K"]
+    nargs["a_desc"].block_shape = [m, k]
+    nargs["b_desc"].block_shape = [k, n]
+    nargs["c_desc"].block_shape = [m, n]
+
+
+def matmul_descriptor(module, a, b, c):
+    """c = a @ b through host tensor descriptors, autotuned."""
+    M, K = a.shape
+    N = b.shape[1]
+    # Blocks are set by each config's pre_hook.
+    descs = [module.TensorDescriptor.from_tensor(t, [1, 1]) for t in (a, b, c)]
+    grid = lambda m: (((M + m["BLOCK_SIZE_M"] - 1) // m["BLOCK_SIZE_M"])
+                      * ((N + m["BLOCK_SIZE_N"] - 1) // m["BLOCK_SIZE_N"]),)
+    module.tuned_descriptor[grid](*descs, M, N, K)
+    return c
 
 
 def matmul(kernel, a, b, c, **meta):
@@ -228,8 +287,9 @@ def self_check():
     import numpy as np
 
     class Array(np.ndarray):
-        def stride(self, dim):  # torch's, in elements
-            return self.strides[dim] // self.itemsize
+        def stride(self, dim=None):  # torch's, in elements
+            strides = tuple(s // self.itemsize for s in self.strides)
+            return strides if dim is None else strides[dim]
 
     ours = kernels_of("tessera")
     rng = np.random.default_rng(0)
@@ -245,6 +305,15 @@ def self_check():
             np.testing.assert_allclose(np.asarray(c, np.float32), ref, rtol=1e-2, atol=2e-2)
         print(f"matmul fp16 {M}x{N}x{K} (B K-major) on the host interpreter, plain and "
               f"autotuned: matches numpy")
+    a = rng.standard_normal((64, 96)).astype(np.float16).view(Array)
+    b = rng.standard_normal((96, 80)).astype(np.float16).view(Array)
+    c = np.zeros((64, 80), np.float16).view(Array)
+    matmul_descriptor(ours, a, b, c)
+    np.testing.assert_allclose(np.asarray(c, np.float32),
+                               np.asarray(a, np.float32) @ np.asarray(b, np.float32),
+                               rtol=1e-2, atol=2e-2)
+    print("matmul fp16 64x80x96 through tensor descriptors, autotuned, on the host "
+          "interpreter: matches numpy")
 
 
 def main():
@@ -294,6 +363,18 @@ def main():
                 refs["triton"] = tflops(M, N, K, bench(lambda: matmul(theirs.tuned, a, b, c)))
                 refs[column] = mma_sync.get(name)
             ms = bench(lambda: matmul(ours.tuned, a, b, c))
+            report(name, "TFLOP/s", tflops(M, N, K, ms), refs)
+    for label, dtype, shapes in ([] if args.quick else DESCRIPTOR_CASES):
+        for M, N, K in shapes:
+            name = name_of(label, M, N, K) + " (tensor descriptors)"
+            a, b, c = operands(torch, dtype, M, N, K)
+            check(torch, name, matmul_descriptor(ours, a, b, c), reference(torch, a, b))
+            refs = {"cublas": tflops(M, N, K, bench(cublas(torch, a, b)))}
+            if theirs is not None:
+                check(torch, name, matmul_descriptor(theirs, a, b, c), reference(torch, a, b))
+                refs["triton"] = tflops(M, N, K,
+                                        bench(lambda: matmul_descriptor(theirs, a, b, c)))
+            ms = bench(lambda: matmul_descriptor(ours, a, b, c))
             report(name, "TFLOP/s", tflops(M, N, K, ms), refs)
     report("cold compile + first launch, fp16 128x256x64", "ms", cold_compile_ms("tessera"),
            {"triton": cold_compile_ms("triton") if theirs is not None else None})

@@ -267,7 +267,7 @@ def test_configs_compile_in_parallel_threads(target):
                for b in (128, 256, 512) for r in (1, 2) for w in (2, 4)]
     tuner = tessera.autotune(configs, key=["n"])(repeat_copy)
     x = np.zeros(1024, np.float32)
-    errors = tuner._compile_all(configs, (x, x, 1024), {}, target)
+    errors = tuner._compile_all(configs, (x, x, 1024), {}, {}, target)
     assert errors == {c: None for c in configs}
     for config in configs:
         kernel = repeat_copy.warmup(x, x, 1024, **config.all_kwargs())

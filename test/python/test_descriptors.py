@@ -269,3 +269,22 @@ def test_descriptor_signature_for_aot():
     with pytest.raises(TypeError, match="element type is unknown"):
         triton.compile(scale_desc, {"in_desc": "tensordesc<fp99[16]>", "out_desc": "i32"},
                        "cuda:80", constexprs={"BM": 16, "BN": 32})
+
+
+def _set_blocks(nargs):
+    nargs["in_desc"].block_shape = [nargs["BM"], nargs["BN"]]
+    nargs["out_desc"].block_shape = [nargs["BM"], nargs["BN"]]
+
+
+def test_autotuned_descriptor_blocks(device, rng):
+    """Each config's pre_hook sets the descriptors' blocks before the config
+    is compiled and run (tutorial 09's pattern)."""
+    tuned = triton.autotune(
+        [triton.Config({"BM": 16, "BN": 32}, pre_hook=_set_blocks),
+         triton.Config({"BM": 32, "BN": 16}, pre_hook=_set_blocks)],
+        key=[])(scale_desc)
+    x = rng.standard_normal((50, 70)).astype(np.float32)
+    y = np.zeros_like(x)
+    grid = lambda m: (triton.cdiv(50, m["BM"]), triton.cdiv(70, m["BN"]))
+    tuned[grid](TensorDescriptor.from_tensor(x, [1, 1]), TensorDescriptor.from_tensor(y, [1, 1]))
+    np.testing.assert_array_equal(y, 2 * x)

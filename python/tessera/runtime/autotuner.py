@@ -300,20 +300,35 @@ class Autotuner(KernelInterface):
                 kept.append(config)
         return kept
 
-    def _compile_all(self, configs, args, kwargs, target):
-        """Compiles every config in parallel; returns {config: error or None}."""
-        def build(config):
+    def _compile_all(self, configs, args, kwargs, named, target):
+        """Compiles every config, the binaries in parallel; returns {config:
+        error or None}. A config's pre_hook may change the arguments (a
+        tensor descriptor's block), so each runs before its config's
+        specialisation is taken, one config at a time."""
+        errors = (CompilationError, TypeError, ValueError, RuntimeError)
+
+        def specialise(config):
             try:
-                kernel = self.fn.warmup(*args, **kwargs, **config.all_kwargs())
+                if config.pre_hook:
+                    config.pre_hook({**named, **config.all_kwargs()})
+                return self.fn.warmup(*args, **kwargs, **config.all_kwargs())
+            except errors as e:
+                return e
+
+        def build(kernel):
+            if isinstance(kernel, Exception):
+                return kernel
+            try:
                 if target != "host":
                     kernel.binary_for(target)
-            except (CompilationError, TypeError, ValueError, RuntimeError) as e:
+            except errors as e:
                 return e
             return None
 
+        kernels = [specialise(config) for config in configs]
         workers = max(1, min(len(configs), os.cpu_count() or 1))
         with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-            return dict(zip(configs, pool.map(build, configs)))
+            return dict(zip(configs, pool.map(build, kernels)))
 
     def _bench(self, config, args, kwargs, named, grid):
         def call():
@@ -341,7 +356,7 @@ class Autotuner(KernelInterface):
     def _tune(self, configs, args, kwargs, named, grid, target):
         printing = os.environ.get("TESSERA_PRINT_AUTOTUNING", "0") not in ("", "0")
         start = time.perf_counter()
-        failures = self._compile_all(configs, args, kwargs, target)
+        failures = self._compile_all(configs, args, kwargs, named, target)
         saved = {name: _copy(named[name]) for name in self.restore_value}
         timings = {}
         try:
