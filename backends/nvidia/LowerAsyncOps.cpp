@@ -57,6 +57,24 @@ std::string coordinateList(unsigned first, unsigned n) {
   return text + "}";
 }
 
+/// `instruction` (with the barrier's address as $1) where `pred` (i1, or
+/// none for the block's thread 0) holds.
+LogicalResult onBarrier(ConversionPatternRewriter &rewriter, Operation *op,
+                        ValueRange barrier, Value pred,
+                        const std::string &instruction) {
+  Location loc = op->getLoc();
+  FailureOr<Value> bar = bufferAddress(rewriter, loc, op, barrier);
+  if (failed(bar))
+    return failure();
+  Value p = pred ? pred : isFirstThread(rewriter, loc);
+  p = arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(), p);
+  emit(rewriter, loc, {p, *bar},
+       "{ .reg .pred p; setp.ne.b32 p, $0, 0;\n@p " + instruction + "; }",
+       "r,r");
+  rewriter.eraseOp(op);
+  return success();
+}
+
 class InitBarrierPattern : public LoweringPattern<InitBarrierOp> {
 public:
   using LoweringPattern::LoweringPattern;
@@ -64,21 +82,15 @@ public:
   LogicalResult
   matchAndRewrite(InitBarrierOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    FailureOr<Value> bar =
-        bufferAddress(rewriter, loc, op, adaptor.getBarrier());
-    if (failed(bar))
-      return failure();
     // Earlier users of the word are done before it is set up, and every
     // thread sees it set up after.
+    Location loc = op.getLoc();
     state.target.barrier(rewriter, loc);
-    emit(rewriter, loc, {isFirstThread(rewriter, loc), *bar},
-         "{ .reg .pred p; setp.ne.b32 p, $0, 0;\n"
-         "@p mbarrier.init.shared::cta.b64 [$1], " +
-             std::to_string(op.getCount()) + "; }",
-         "r,r");
+    if (failed(onBarrier(rewriter, op, adaptor.getBarrier(), Value(),
+                         "mbarrier.init.shared::cta.b64 [$1], " +
+                             std::to_string(op.getCount()))))
+      return failure();
     state.target.barrier(rewriter, loc);
-    rewriter.eraseOp(op);
     return success();
   }
 };
@@ -90,18 +102,9 @@ public:
   LogicalResult
   matchAndRewrite(InvalBarrierOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    FailureOr<Value> bar =
-        bufferAddress(rewriter, loc, op, adaptor.getBarrier());
-    if (failed(bar))
-      return failure();
-    state.target.barrier(rewriter, loc);
-    emit(rewriter, loc, {isFirstThread(rewriter, loc), *bar},
-         "{ .reg .pred p; setp.ne.b32 p, $0, 0;\n"
-         "@p mbarrier.inval.shared::cta.b64 [$1]; }",
-         "r,r");
-    rewriter.eraseOp(op);
-    return success();
+    state.target.barrier(rewriter, op.getLoc());
+    return onBarrier(rewriter, op, adaptor.getBarrier(), Value(),
+                     "mbarrier.inval.shared::cta.b64 [$1]");
   }
 };
 
@@ -112,20 +115,10 @@ public:
   LogicalResult
   matchAndRewrite(BarrierExpectOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    FailureOr<Value> bar =
-        bufferAddress(rewriter, loc, op, adaptor.getBarrier());
-    if (failed(bar))
-      return failure();
-    Value pred = arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(),
-                                        adaptor.getPred().front());
-    emit(rewriter, loc, {pred, *bar},
-         "{ .reg .pred p; setp.ne.b32 p, $0, 0;\n"
-         "@p mbarrier.arrive.expect_tx.shared::cta.b64 _, [$1], " +
-             std::to_string(op.getBytes()) + "; }",
-         "r,r");
-    rewriter.eraseOp(op);
-    return success();
+    return onBarrier(rewriter, op, adaptor.getBarrier(),
+                     adaptor.getPred().front(),
+                     "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$1], " +
+                         std::to_string(op.getBytes()));
   }
 };
 
@@ -136,20 +129,10 @@ public:
   LogicalResult
   matchAndRewrite(ArriveBarrierOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    FailureOr<Value> bar =
-        bufferAddress(rewriter, loc, op, adaptor.getBarrier());
-    if (failed(bar))
-      return failure();
-    Value pred = arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(),
-                                        adaptor.getPred().front());
-    emit(rewriter, loc, {pred, *bar},
-         "{ .reg .pred p; setp.ne.b32 p, $0, 0;\n"
-         "@p mbarrier.arrive.shared::cta.b64 _, [$1], " +
-             std::to_string(op.getCount()) + "; }",
-         "r,r");
-    rewriter.eraseOp(op);
-    return success();
+    return onBarrier(rewriter, op, adaptor.getBarrier(),
+                     adaptor.getPred().front(),
+                     "mbarrier.arrive.shared::cta.b64 _, [$1], " +
+                         std::to_string(op.getCount()));
   }
 };
 
