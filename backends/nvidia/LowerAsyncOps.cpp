@@ -57,6 +57,24 @@ std::string coordinateList(unsigned first, unsigned n) {
   return text + "}";
 }
 
+/// `body` where `pred` (i1) holds: its operands are `operands` from $1 on,
+/// with `constraints`, then `coords` (a TMA copy's, one i32 each).
+void emitWhere(OpBuilder &b, Location loc, Value pred, ValueRange operands,
+               ArrayRef<ValueRange> coords, StringRef constraints,
+               const Twine &body) {
+  SmallVector<Value> all{
+      arith::ExtUIOp::create(b, loc, b.getI32Type(), pred).getResult()};
+  llvm::append_range(all, operands);
+  std::string allConstraints = ("r," + constraints).str();
+  for (ValueRange c : coords) {
+    all.push_back(c.front());
+    allConstraints += ",r";
+  }
+  emit(b, loc, all,
+       ("{ .reg .pred p; setp.ne.b32 p, $0, 0;\n@p " + body + "; }").str(),
+       allConstraints);
+}
+
 /// `instruction` (with the barrier's address as $1) where `pred` (i1, or
 /// none for the block's thread 0) holds.
 LogicalResult onBarrier(ConversionPatternRewriter &rewriter, Operation *op,
@@ -66,11 +84,8 @@ LogicalResult onBarrier(ConversionPatternRewriter &rewriter, Operation *op,
   FailureOr<Value> bar = bufferAddress(rewriter, loc, op, barrier);
   if (failed(bar))
     return failure();
-  Value p = pred ? pred : isFirstThread(rewriter, loc);
-  p = arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(), p);
-  emit(rewriter, loc, {p, *bar},
-       "{ .reg .pred p; setp.ne.b32 p, $0, 0;\n@p " + instruction + "; }",
-       "r,r");
+  emitWhere(rewriter, loc, pred ? pred : isFirstThread(rewriter, loc), *bar,
+            {}, "r", instruction);
   rewriter.eraseOp(op);
   return success();
 }
@@ -175,23 +190,14 @@ public:
         bufferAddress(rewriter, loc, op, adaptor.getBarrier());
     if (failed(dst) || failed(bar))
       return failure();
-    Value pred = arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(),
-                                        adaptor.getPred().front());
-    SmallVector<Value> operands{pred, *dst, adaptor.getDesc().front(), *bar};
-    for (ValueRange c : adaptor.getCoords())
-      operands.push_back(c.front());
     unsigned rank = op.getCoords().size();
-    std::string constraints = "r,r,l,r";
-    for (unsigned i = 0; i < rank; ++i)
-      constraints += ",r";
-    emit(rewriter, loc, operands,
-         "{ .reg .pred p; setp.ne.b32 p, $0, 0;\n"
-         "@p cp.async.bulk.tensor." +
-             std::to_string(rank) +
-             "d.shared::cluster.global.mbarrier::complete_tx::bytes [$1], "
-             "[$2, " +
-             coordinateList(4, rank) + "], [$3]; }",
-         constraints);
+    emitWhere(rewriter, loc, adaptor.getPred().front(),
+              {*dst, adaptor.getDesc().front(), *bar}, adaptor.getCoords(),
+              "r,l,r",
+              "cp.async.bulk.tensor." + Twine(rank) +
+                  "d.shared::cluster.global.mbarrier::complete_tx::bytes "
+                  "[$1], [$2, " +
+                  coordinateList(4, rank) + "], [$3]");
     rewriter.eraseOp(op);
     return success();
   }
@@ -208,22 +214,13 @@ public:
     FailureOr<Value> src = bufferAddress(rewriter, loc, op, adaptor.getSrc());
     if (failed(src))
       return failure();
-    SmallVector<Value> operands{isFirstThread(rewriter, loc), *src,
-                                adaptor.getDesc().front()};
-    for (ValueRange c : adaptor.getCoords())
-      operands.push_back(c.front());
     unsigned rank = op.getCoords().size();
-    std::string constraints = "r,r,l";
-    for (unsigned i = 0; i < rank; ++i)
-      constraints += ",r";
-    emit(rewriter, loc, operands,
-         "{ .reg .pred p; setp.ne.b32 p, $0, 0;\n"
-         "@p cp.async.bulk.tensor." +
-             std::to_string(rank) + "d.global.shared::cta.bulk_group [$2, " +
-             coordinateList(3, rank) +
-             "], [$1];\n"
-             "@p cp.async.bulk.commit_group; }",
-         constraints);
+    emitWhere(rewriter, loc, isFirstThread(rewriter, loc),
+              {*src, adaptor.getDesc().front()}, adaptor.getCoords(), "r,l",
+              "cp.async.bulk.tensor." + Twine(rank) +
+                  "d.global.shared::cta.bulk_group [$2, " +
+                  coordinateList(3, rank) +
+                  "], [$1];\n@p cp.async.bulk.commit_group");
     rewriter.eraseOp(op);
     return success();
   }

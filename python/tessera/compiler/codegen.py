@@ -121,15 +121,15 @@ class CodeGenerator(ast.NodeVisitor):
         self._set_location(fdef)
         runtime = [a for a in fn.arg_names if a in arg_types]
         # A tensor descriptor argument arrives as its base, shape and strides.
+        described = {a: descriptor.parse_descriptor_type(arg_types[a]) for a in runtime}
         params, param_divisibility, counts = [], [], []
         for a in runtime:
-            described = descriptor.parse_descriptor_type(arg_types[a])
-            if described is None:
+            if described[a] is None:
                 params.append(arg_types[a])
                 param_divisibility.append(divisibility.get(a, 0))
                 counts.append(1)
                 continue
-            element, block, _ = described
+            element, block, _ = described[a]
             rank = len(block)
             params += [f"pointer<{element}>"] + ["int32"] * rank + ["int64"] * (rank - 1)
             param_divisibility += list(divisibility.get(a, ())) or [0] * (2 * rank)
@@ -139,12 +139,11 @@ class CodeGenerator(ast.NodeVisitor):
         self.scope = {a: constexpr(constants[a]) for a in constants}
         for a, count in zip(runtime, counts):
             own, handles = handles[:count], handles[count:]
-            described = descriptor.parse_descriptor_type(arg_types[a])
-            if described is None:
+            if described[a] is None:
                 self.scope[a] = tensor(own[0])
             else:
                 self.scope[a] = self._guard(fdef, lambda: descriptor.descriptor_argument(
-                    own, *described))
+                    own, *described[a]))
         try:
             self._visit_body(fdef.body)
         except _Return as r:
