@@ -63,6 +63,43 @@ std::string parameterType(Type type) {
   llvm::raw_string_ostream(text) << type;
   return text;
 }
+
+/// The tensor maps a backend added as arguments of `func`, described as
+/// runtime/TensorMaps.h reads them.
+std::vector<std::string> tensorMapsOf(func::FuncOp func) {
+  std::vector<std::string> maps;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    auto map = func.getArgAttrOfType<DictionaryAttr>(i, kTensorMapAttr);
+    if (!map)
+      continue;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    auto list = [&](StringRef name, StringRef values) {
+      auto arguments = map.getAs<DenseI64ArrayAttr>(name).asArrayRef();
+      auto constants = map.getAs<DenseI64ArrayAttr>(values).asArrayRef();
+      for (auto [j, argument] : llvm::enumerate(arguments)) {
+        os << (j ? "," : "");
+        if (argument < 0)
+          os << constants[j];
+        else
+          os << "arg" << argument << "/"
+             << func.getArgumentTypes()[argument].getIntOrFloatBitWidth();
+      }
+    };
+    os << "base=arg" << map.getAs<IntegerAttr>("base").getInt() << " shape=";
+    list("shapes", "shape_values");
+    os << " strides=";
+    list("strides", "stride_values");
+    os << " box=";
+    llvm::interleave(map.getAs<DenseI64ArrayAttr>("box").asArrayRef(), os,
+                     ",");
+    os << " dtype=" << map.getAs<StringAttr>("dtype").getValue()
+       << " swizzle=" << map.getAs<IntegerAttr>("swizzle").getInt()
+       << " nan=" << (map.getAs<BoolAttr>("nan_padding").getValue() ? 1 : 0);
+    maps.push_back(text);
+  }
+  return maps;
+}
 } // namespace
 
 CompileOptions mlir::tile::optionsForTarget(const std::string &target,
@@ -109,6 +146,9 @@ CompiledKernel mlir::tile::compileKernel(const std::string &tileIR,
   if (llvm::Error error = backend->assignLayouts(*module, target, options))
     throw fail(std::move(error));
   kernel.tileLayout = printModule(*module);
+  for (auto func : module->getOps<func::FuncOp>())
+    if (func.getName() == kernel.name)
+      kernel.tensorMaps = tensorMapsOf(func);
 
   // Code generators report what they cannot do (a call to a function the
   // target lacks, say) as diagnostics, which would otherwise end the

@@ -29,6 +29,10 @@ struct CompiledKernel {
   /// The kernel's parameters' types, in order, by Triton's names: "*fp32",
   /// "i32", "fp16"...
   std::vector<std::string> parameterTypes;
+  /// The tensor maps the kernel takes after its parameters, one per
+  /// descriptor and box its bulk copies read, each described as
+  /// runtime/TensorMaps.h says.
+  std::vector<std::string> tensorMaps;
   /// The stages: tile IR with layouts, LLVM IR (optimised), assembly.
   std::string tileLayout, llvmIR, assembly;
   /// What the driver loads; empty when the assembler is missing, in which

@@ -20,6 +20,10 @@ struct CompileOptions {
   /// AMD: wavefronts per execution unit the compiler aims for (0: its own
   /// choice).
   unsigned wavesPerEU = 0;
+  /// Copy descriptor blocks in bulk (Hopper's TMA) where the target can;
+  /// such a kernel takes tensor maps after its parameters
+  /// (CompiledKernel::tensorMaps), which AOT launchers do not pass.
+  bool bulkCopies = true;
 };
 
 } // namespace mlir::tile

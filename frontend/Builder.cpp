@@ -1514,6 +1514,11 @@ void frontend::Builder::deviceAssert(const Handle &condition,
   AssertOp::create(s.builder, s.loc, c, message);
 }
 
+void frontend::Builder::barrier() {
+  Impl &s = *impl;
+  BarrierOp::create(s.builder, s.loc);
+}
+
 Handle frontend::Builder::hint(const Handle &value, const std::string &name,
                                const std::vector<int64_t> &values) {
   Impl &s = *impl;

@@ -177,6 +177,8 @@ public:
   void print(const std::string &prefix, const std::vector<Handle> &args,
              bool hex);
   void deviceAssert(const Handle &condition, const std::string &message);
+  /// Waits for every thread of the program (tl.debug_barrier).
+  void barrier();
   /// Attaches tl.multiple_of / tl.max_contiguous hints to a value.
   Handle hint(const Handle &value, const std::string &name,
               const std::vector<int64_t> &values);

@@ -37,6 +37,30 @@ struct DeviceInfo {
   int maxSharedPerBlock = 0;
 };
 
+/// A tiled view of a tensor in global memory, for bulk (TMA) copies: what
+/// a CUtensorMap encodes.
+struct TensorMapRequest {
+  /// The element type, by Triton's name: "fp16", "bf16", "fp32", "i8"...
+  std::string dtype;
+  uint64_t address = 0;
+  /// Elements per dimension, outermost first.
+  std::vector<uint64_t> shape;
+  /// Bytes between consecutive indices of each dimension but the
+  /// innermost (whose elements are adjacent), outermost first.
+  std::vector<uint64_t> strides;
+  /// The box a copy moves, in elements per dimension, outermost first.
+  std::vector<uint32_t> box;
+  /// The shared-memory swizzle, in bytes: 0, 32, 64 or 128.
+  unsigned swizzle = 0;
+  /// Elements outside the tensor read as NaN (else zero).
+  bool nanPadding = false;
+};
+
+/// A tensor map, as kernels take it (by value).
+struct alignas(64) TensorMap {
+  unsigned char bytes[128];
+};
+
 class Kernel {
 public:
   virtual ~Kernel() = default;
@@ -96,6 +120,13 @@ public:
   /// Sets `words` 32-bit words at `address` to `value`, on `stream`.
   virtual void fill(uint64_t address, uint32_t value, size_t words,
                     void *stream) = 0;
+
+  /// Encodes `request` for the bulk copies of a kernel; throws DriverError
+  /// saying why where the driver has no tensor maps or refuses it.
+  virtual TensorMap encodeTensorMap(const TensorMapRequest &request) {
+    throw DriverError("the " + name() + " driver has no tensor maps (for " +
+                      request.dtype + " bulk copies)");
+  }
 };
 
 } // namespace mlir::tile::runtime

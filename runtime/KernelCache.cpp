@@ -38,7 +38,7 @@ const std::string &mlir::tile::compilerBuild() {
 
 namespace {
 
-constexpr llvm::StringLiteral kMagic = "TESSERA-KERNEL 2\n";
+constexpr llvm::StringLiteral kMagic = "TESSERA-KERNEL 3\n";
 
 /// The fields of an entry, in order.
 template <typename Kernel, typename Fn>
@@ -50,6 +50,7 @@ void forEachField(Kernel &kernel, Fn fn) {
   fn(kernel.numWarps);
   fn(kernel.sharedBytes);
   fn(kernel.parameterTypes);
+  fn(kernel.tensorMaps);
   fn(kernel.tileLayout);
   fn(kernel.llvmIR);
   fn(kernel.assembly);
@@ -138,7 +139,8 @@ std::string KernelCache::key(const std::string &tileIR,
       std::to_string(options.numStages) + "," +
       std::to_string(options.numCTAs) + "," +
       std::to_string(options.enableFpFusion) + "," +
-      std::to_string(options.debug) + "," + std::to_string(options.wavesPerEU));
+      std::to_string(options.debug) + "," + std::to_string(options.wavesPerEU) +
+      "," + std::to_string(options.bulkCopies));
   // The assembler chosen by the environment changes the binary.
   const char *assembler = std::getenv("TESSERA_ASSEMBLER");
   add(assembler ? assembler : "");

@@ -36,6 +36,12 @@ public:
       why = path + " has no " + symbol;
   }
 
+  /// Points `fn` at `symbol`, or null where the library lacks it.
+  template <typename Fn> void bindIfPresent(Fn &fn, const char *symbol) {
+    fn = reinterpret_cast<std::remove_reference_t<Fn>>(
+        library.getAddressOfSymbol(symbol));
+  }
+
   /// Whether every bind found its symbol.
   bool complete() const { return opened() && why.empty(); }
   const std::string &whyNot() const { return why; }

@@ -2,9 +2,10 @@
 //
 // A block access of a tensor descriptor becomes what it means element by
 // element: a tensor of pointers base + sum(index_d * stride_d), masked by
-// 0 <= index_d < shape_d along the checked dimensions. Targets without a
-// tensor memory accelerator run this before choosing layouts; one with it
-// first turns the accesses it can copy in bulk into its own ops.
+// 0 <= index_d < shape_d along the checked dimensions. Every target runs
+// this before choosing layouts; one that copies blocks in bulk (Hopper's
+// TMA) first marks the loads it will copy itself (kBulkCopyAttr), which
+// stay.
 //
 //===----------------------------------------------------------------------===//
 
@@ -116,7 +117,8 @@ struct TileLowerDescriptorsPass
   void runOnOperation() override {
     SmallVector<Operation *> accesses;
     getOperation()->walk([&](Operation *op) {
-      if (isa<DescriptorLoadOp, DescriptorStoreOp, DescriptorReduceOp>(op))
+      if (isa<DescriptorLoadOp, DescriptorStoreOp, DescriptorReduceOp>(op) &&
+          !op->hasAttr(kBulkCopyAttr))
         accesses.push_back(op);
     });
     for (Operation *op : accesses)

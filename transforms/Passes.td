@@ -28,7 +28,8 @@ def TileLowerDescriptorsPass : Pass<"tile-lower-descriptors"> {
     `tile.descriptor_reduce` into `tile.load`, `tile.store` and
     `tile.atomic_rmw` of a tensor of pointers `base + sum(i_d * stride_d)`,
     masked by `0 <= i_d < shape_d` along the checked dimensions; masked-off
-    loads give the descriptor's padding (zero or NaN). Descriptors nothing
+    loads give the descriptor's padding (zero or NaN). Loads marked
+    `tile.bulk_copy` (a target copies them itself) stay. Descriptors nothing
     uses any more are erased.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];

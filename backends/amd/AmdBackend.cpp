@@ -159,8 +159,10 @@ public:
 
   llvm::Error assignLayouts(mlir::Operation *module, const Target &target,
                             const CompileOptions &options) const override {
-    if (mlir::failed(runLayoutStage(llvm::cast<mlir::ModuleOp>(module),
-                                    options.numWarps, target.warpSize)))
+    LayoutStage stage;
+    stage.numWarps = options.numWarps;
+    stage.warpSize = target.warpSize;
+    if (mlir::failed(runLayoutStage(llvm::cast<mlir::ModuleOp>(module), stage)))
       return amdError("layout assignment failed");
     return llvm::Error::success();
   }

@@ -161,6 +161,23 @@ private:
           for (Value r : mem->getResults())
             setLayout(r, layout);
         })
+        .Case([&](DescriptorLoadOp load) {
+          // A block kept for the target to copy in bulk (the others were
+          // lowered to pointers): rows of 16-byte vectors, as a contiguous
+          // load would have.
+          RankedTensorType type = load.getType();
+          unsigned bits = bitWidthOf(type.getElementType());
+          unsigned rank = type.getRank();
+          SmallVector<unsigned> order;
+          for (unsigned d = rank; d-- > 0;)
+            order.push_back(d);
+          unsigned contiguity = std::min<int64_t>(
+              std::max(1u, 128 / std::max(bits, 8u)), type.getShape().back());
+          setLayout(load.getResult(),
+                    BlockedLayoutAttr::getDefault(context, type.getShape(),
+                                                  bits, numWarps, warpSize,
+                                                  contiguity, order));
+        })
         .Case([&](ReduceOp reduce) {
           Attribute parent = layoutOf(reduce.getSrcs()[0]);
           for (unsigned i = 1; i < reduce.getSrcs().size(); ++i)
@@ -651,28 +668,27 @@ struct TileRemoveConversionsPass
 };
 } // namespace
 
-LogicalResult mlir::tile::runLayoutStage(
-    ModuleOp module, unsigned numWarps, unsigned warpSize,
-    llvm::function_ref<void(OpPassManager &)> addMatrixUnitPasses,
-    unsigned numStages,
-    llvm::function_ref<void(OpPassManager &)> addLatePasses) {
+LogicalResult mlir::tile::runLayoutStage(ModuleOp module,
+                                         const LayoutStage &stage) {
   PassManager pm(module.getContext());
+  if (stage.addBulkCopySelection)
+    stage.addBulkCopySelection(pm);
   pm.addPass(createTileLowerDescriptorsPass());
-  pm.addPass(createTileAssignLayoutsPass({numWarps, warpSize}));
-  if (addMatrixUnitPasses) {
-    addMatrixUnitPasses(pm);
+  pm.addPass(createTileAssignLayoutsPass({stage.numWarps, stage.warpSize}));
+  if (stage.addMatrixUnitPasses) {
+    stage.addMatrixUnitPasses(pm);
     pm.addPass(createTileRemoveConversionsPass());
   }
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Converts of values a loop does not change (attention's q) run once.
   pm.addPass(createLoopInvariantCodeMotionPass());
-  if (numStages) {
-    pm.addPass(createTilePipelinePass({numStages}));
+  if (stage.numStages) {
+    pm.addPass(createPipelinePass(stage.numStages, stage.bulkCopies));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
-  if (addLatePasses)
-    addLatePasses(pm);
+  if (stage.addLatePasses)
+    stage.addLatePasses(pm);
   return pm.run(module);
 }

@@ -370,6 +370,19 @@ public:
   }
 };
 
+class BarrierPattern : public LoweringPattern<BarrierOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(BarrierOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    state.target.barrier(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 class AsyncWaitPattern : public LoweringPattern<AsyncWaitOp> {
 public:
   using LoweringPattern::LoweringPattern;
@@ -392,5 +405,5 @@ void mlir::tile::populateSharedMemoryOpPatterns(TypeConverter &converter,
   patterns.add<LocalAllocPattern, LocalDeallocPattern, LocalLoadPattern,
                LocalStorePattern, MemDescIndexPattern, MemDescSubslicePattern,
                MemDescTransPattern, AsyncCopyPattern, AsyncCommitGroupPattern,
-               AsyncWaitPattern>(converter, state);
+               AsyncWaitPattern, BarrierPattern>(converter, state);
 }

@@ -4,6 +4,7 @@
 #define TESSERA_BACKENDS_COMMON_PASSES_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::tile {
@@ -14,19 +15,68 @@ namespace mlir::tile {
 #define GEN_PASS_REGISTRATION
 #include "backends/common/Passes.h.inc"
 
-/// The layout stage every backend runs: tile-assign-layouts for `numWarps`
-/// warps of `warpSize` lanes; then the backend's matrix-unit passes, which
-/// give dots the layouts of its matrix units, and tile-remove-conversions
-/// after them; then canonicalize, cse and loop-invariant code motion; then,
-/// where `numStages` is not 0 (a backend that pipelines loads), tile-pipeline
-/// with that default depth (loops that feed dots get async copies into that
-/// many buffers; a loop's own tile.num_stages wins); last the backend's
-/// `addLatePasses`.
-LogicalResult runLayoutStage(
-    ModuleOp module, unsigned numWarps, unsigned warpSize,
-    llvm::function_ref<void(OpPassManager &)> addMatrixUnitPasses = {},
-    unsigned numStages = 0,
-    llvm::function_ref<void(OpPassManager &)> addLatePasses = {});
+class DescriptorLoadOp;
+
+/// How a target copies blocks of tensor descriptors into shared memory
+/// asynchronously (Hopper's TMA, counted on transaction barriers), for
+/// tile-pipeline: the descriptor loads marked kBulkCopyAttr whose blocks are
+/// stored to shared memory become such copies into rotating buffers.
+class BulkCopies {
+public:
+  virtual ~BulkCopies();
+  /// Whether `load`'s block can be copied into a buffer of `encoding` (a
+  /// shared layout of the block as loaded).
+  virtual bool canCopy(DescriptorLoadOp load, Attribute encoding) const = 0;
+  /// Before a loop: what tracks the copies into `count` buffers.
+  virtual Value track(OpBuilder &b, Location loc, unsigned count) const = 0;
+  /// The copies of one iteration: `loads`' blocks into `views`, tracked by
+  /// entry `slot` (i32) of `tracker`; the ops made go to `made`.
+  virtual void copy(OpBuilder &b, Location loc, Value tracker, Value slot,
+                    ArrayRef<DescriptorLoadOp> loads, ArrayRef<Value> views,
+                    SmallVectorImpl<Operation *> &made) const = 0;
+  /// Waits for the copies tracked by entry `slot` for the `round`-th time
+  /// (i32, from 0).
+  virtual void wait(OpBuilder &b, Location loc, Value tracker, Value slot,
+                    Value round) const = 0;
+  /// After the loop, once every copy is waited for.
+  virtual void release(OpBuilder &b, Location loc, Value tracker) const = 0;
+  /// Makes `op` (one copy() made) do nothing where `pred` (i1) is false;
+  /// false where it cannot.
+  virtual bool predicate(RewriterBase &rewriter, Operation *op,
+                         Value pred) const = 0;
+};
+
+/// The layout stage every backend runs, with the backend's parts.
+struct LayoutStage {
+  unsigned numWarps = 4, warpSize = 32;
+  /// Run first: marks the descriptor loads the backend copies in bulk.
+  llvm::function_ref<void(OpPassManager &)> addBulkCopySelection;
+  /// Give dots the layouts of the backend's matrix units.
+  llvm::function_ref<void(OpPassManager &)> addMatrixUnitPasses;
+  /// The default pipelining depth; 0 for a backend that does not pipeline.
+  unsigned numStages = 0;
+  /// The backend's bulk copies for the pipeliner (null: none).
+  const BulkCopies *bulkCopies = nullptr;
+  llvm::function_ref<void(OpPassManager &)> addLatePasses;
+};
+
+/// Runs `stage` on `module`: the bulk-copy selection, tile-lower-descriptors
+/// and tile-assign-layouts; then the matrix-unit passes and
+/// tile-remove-conversions after them; then canonicalize, cse and
+/// loop-invariant code motion; then, where `numStages` is not 0,
+/// tile-pipeline with that default depth (loops that feed dots get async
+/// copies into that many buffers; a loop's own tile.num_stages wins); last
+/// the late passes.
+LogicalResult runLayoutStage(ModuleOp module, const LayoutStage &stage);
+
+/// tile-pipeline's work on `module`, copying descriptor blocks with `bulk`
+/// (null: none are).
+LogicalResult pipelineLoops(ModuleOp module, unsigned numStages,
+                            const BulkCopies *bulk);
+
+/// A pass running pipelineLoops (tile-pipeline, with a backend's copies).
+std::unique_ptr<Pass> createPipelinePass(unsigned numStages,
+                                         const BulkCopies *bulk);
 
 } // namespace mlir::tile
 

@@ -6,6 +6,9 @@
 // (see tile-pipeline in Passes.td). The loop is first rewritten in place:
 // copies and a commit where the loads were, a wait and local loads where
 // the converts were; then scf::pipelineForLoop expands it by the schedule.
+// A backend that copies descriptor blocks in bulk (BulkCopies) gets those
+// loads: its copies, tracked per buffer, replace them, and its wait the
+// commit-group wait.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,12 +37,18 @@ namespace {
 
 /// A load whose every use, directly or through one transpose (attention's
 /// `tl.dot(q, tl.trans(k))`), is a convert into a dot-operand layout, or
-/// else is a store into shared memory (for a dot that reads it there).
+/// else is a store into shared memory (for a dot that reads it there). A
+/// tile.load, or a descriptor load the target copies in bulk (`bulk`).
 struct OperandLoad {
-  LoadOp load;
+  Operation *load;
   TransOp trans;
   SmallVector<ConvertLayoutOp> converts;
   SmallVector<LocalAllocOp> allocs;
+  bool bulk = false;
+
+  RankedTensorType type() const {
+    return cast<RankedTensorType>(load->getResult(0).getType());
+  }
 };
 
 bool isDotOperandConvert(Operation *op) {
@@ -54,18 +63,37 @@ bool isSharedStore(Operation *op) {
   return alloc && llvm::none_of(alloc->getUsers(), llvm::IsaPred<LocalStoreOp>);
 }
 
-SmallVector<OperandLoad> findOperandLoads(scf::ForOp loop) {
+Attribute chooseSharedLayout(RankedTensorType loaded);
+
+/// The layout of `operand`'s buffers, in the load's orientation: the one
+/// the stores chose (before a transpose), else a swizzled one.
+Attribute bufferLayout(OperandLoad &operand) {
+  if (operand.allocs.empty())
+    return chooseSharedLayout(operand.type());
+  Attribute encoding = operand.allocs.front().getType().getEncoding();
+  if (operand.trans)
+    encoding = transposeSharedLayout(encoding, operand.trans.getOrder());
+  return encoding;
+}
+
+SmallVector<OperandLoad> findOperandLoads(scf::ForOp loop,
+                                          const BulkCopies *bulk) {
   SmallVector<OperandLoad> loads;
-  for (auto load : loop.getBody()->getOps<LoadOp>()) {
-    auto type = dyn_cast<RankedTensorType>(load.getType());
-    if (!type || !type.getEncoding() || load.getIsVolatile() ||
-        !type.getElementType().isIntOrFloat() || load->use_empty())
+  for (Operation &op : loop.getBody()->getOperations()) {
+    auto load = dyn_cast<LoadOp>(op);
+    auto descriptorLoad = dyn_cast<DescriptorLoadOp>(op);
+    if (!(load && !load.getIsVolatile()) &&
+        !(descriptorLoad && bulk && op.hasAttr(kBulkCopyAttr)))
       continue;
-    OperandLoad operand{load, {}, {}};
-    Operation *user = *load->getUsers().begin();
-    if (load->hasOneUse() && isa<TransOp>(user))
+    auto type = dyn_cast<RankedTensorType>(op.getResult(0).getType());
+    if (!type || !type.getEncoding() ||
+        !type.getElementType().isIntOrFloat() || op.use_empty())
+      continue;
+    OperandLoad operand{&op, {}, {}, {}, bool(descriptorLoad)};
+    Operation *user = *op.getUsers().begin();
+    if (op.hasOneUse() && isa<TransOp>(user))
       operand.trans = cast<TransOp>(user);
-    Operation *value = operand.trans ? operand.trans : load;
+    Operation *value = operand.trans ? operand.trans : &op;
     if (value->use_empty())
       continue;
     if (llvm::all_of(value->getUsers(), isDotOperandConvert)) {
@@ -83,6 +111,11 @@ SmallVector<OperandLoad> findOperandLoads(scf::ForOp loop) {
     } else {
       continue;
     }
+    // Bulk copies fill buffers that dots read in place.
+    if (operand.bulk &&
+        (operand.allocs.empty() ||
+         !bulk->canCopy(descriptorLoad, bufferLayout(operand))))
+      continue;
     loads.push_back(std::move(operand));
   }
   return loads;
@@ -113,8 +146,23 @@ Attribute chooseSharedLayout(RankedTensorType loaded) {
                                        maxPhase, order);
 }
 
-/// The buffer (an i32 in [0, count)) iteration `iv` of `loop` uses.
-Value emitSlot(OpBuilder &b, Location loc, scf::ForOp loop, unsigned count) {
+/// `value` (of the loop's induction type) as an i32.
+Value toI32(OpBuilder &b, Location loc, Value value) {
+  Type type = value.getType(), i32 = b.getI32Type();
+  if (isa<IndexType>(type))
+    return arith::IndexCastOp::create(b, loc, i32, value);
+  if (type.getIntOrFloatBitWidth() > 32)
+    return arith::TruncIOp::create(b, loc, i32, value);
+  if (type.getIntOrFloatBitWidth() < 32)
+    return arith::ExtSIOp::create(b, loc, i32, value);
+  return value;
+}
+
+/// Which of `count` buffers iteration `iv` of `loop` uses (the slot, an
+/// i32 in [0, count)), and how many times the buffers went round before
+/// (the round, an i32).
+std::pair<Value, Value> emitSlotAndRound(OpBuilder &b, Location loc,
+                                         scf::ForOp loop, unsigned count) {
   Value iteration = arith::DivSIOp::create(
       b, loc,
       arith::SubIOp::create(b, loc, loop.getInductionVar(),
@@ -126,21 +174,20 @@ Value emitSlot(OpBuilder &b, Location loc, scf::ForOp loop, unsigned count) {
           ? Value(arith::ConstantIndexOp::create(b, loc, count))
           : Value(arith::ConstantIntOp::create(b, loc, type, count));
   Value slot = arith::RemSIOp::create(b, loc, iteration, countValue);
-  Type i32 = b.getI32Type();
-  if (isa<IndexType>(type))
-    return arith::IndexCastOp::create(b, loc, i32, slot);
-  if (type.getIntOrFloatBitWidth() > 32)
-    return arith::TruncIOp::create(b, loc, i32, slot);
-  if (type.getIntOrFloatBitWidth() < 32)
-    return arith::ExtSIOp::create(b, loc, i32, slot);
-  return slot;
+  Value round = arith::DivSIOp::create(b, loc, iteration, countValue);
+  return {toI32(b, loc, slot), toI32(b, loc, round)};
+}
+
+Value emitSlot(OpBuilder &b, Location loc, scf::ForOp loop, unsigned count) {
+  return emitSlotAndRound(b, loc, loop, count).first;
 }
 
 /// Ops of the loop's body that the copies need in the same iteration: their
 /// operands' definitions, through loop-carried values to what the body
 /// yields for them. Fails where that takes in an op stage 0 cannot hold.
-FailureOr<DenseSet<Operation *>> copyStage(scf::ForOp loop,
-                                           ArrayRef<Operation *> roots) {
+FailureOr<DenseSet<Operation *>>
+copyStage(scf::ForOp loop, ArrayRef<Operation *> roots,
+          const DenseSet<Operation *> &bulkCopies = {}) {
   Block *body = loop.getBody();
   DenseSet<Operation *> stage;
   SmallVector<Operation *> worklist(roots.begin(), roots.end());
@@ -159,7 +206,9 @@ FailureOr<DenseSet<Operation *>> copyStage(scf::ForOp loop,
     stage.insert(root);
   while (!worklist.empty()) {
     Operation *op = worklist.pop_back_val();
-    bool allowed = isa<AsyncCopyGlobalToLocalOp, AsyncCommitGroupOp, LoadOp>(op) ||
+    bool allowed = isa<AsyncCopyGlobalToLocalOp, AsyncCommitGroupOp, LoadOp,
+                       DescriptorLoadOp>(op) ||
+                   bulkCopies.contains(op) ||
                    (isMemoryEffectFree(op) && op->getNumRegions() == 0);
     if (!allowed)
       return failure();
@@ -238,15 +287,17 @@ bool copiesLate(scf::ForOp loop) {
 
 /// Rewrites the operand loads of `loop` as copies into buffers and local
 /// loads of them, and pipelines it over `stages` stages.
-LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages) {
-  SmallVector<OperandLoad> loads = findOperandLoads(loop);
+LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages,
+                           const BulkCopies *bulk) {
+  SmallVector<OperandLoad> loads = findOperandLoads(loop, bulk);
   if (loads.empty())
     return success();
   Block *body = loop.getBody();
   // Loads issued iterations ahead must not pass the loop's own writes.
   bool writes = false;
   body->walk([&](Operation *op) {
-    writes |= isa<StoreOp, AtomicRMWOp, AtomicCASOp>(op);
+    writes |= isa<StoreOp, AtomicRMWOp, AtomicCASOp, DescriptorStoreOp,
+                  DescriptorReduceOp>(op);
   });
   if (writes)
     return success();
@@ -267,49 +318,73 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages) {
   Location loc = loop.getLoc();
   IRRewriter rewriter(loop.getContext());
 
-  // The copies, where the loads were, and one commit after the last.
+  // The copies, where the loads were: pointer loads one by one, closed by
+  // one commit after the last; bulk copies together, where the last of
+  // their loads was.
   SmallVector<Operation *> roots;
-  SmallVector<Value> buffers;
+  SmallVector<Value> buffers, views, bulkViews;
+  SmallVector<DescriptorLoadOp> bulkLoads;
   for (OperandLoad &operand : loads) {
-    LoadOp load = operand.load;
-    auto type = cast<RankedTensorType>(load.getType());
-    // The layout the stores chose (as the load has it, before a transpose).
-    Attribute encoding =
-        operand.allocs.empty()
-            ? chooseSharedLayout(type)
-            : operand.allocs.front().getType().getEncoding();
-    if (!operand.allocs.empty() && operand.trans)
-      encoding =
-          transposeSharedLayout(encoding, operand.trans.getOrder());
-    SmallVector<int64_t> shape{int64_t(buffersOf(operand, stages))};
+    Operation *load = operand.load;
+    RankedTensorType type = operand.type();
+    Attribute encoding = bufferLayout(operand);
+    unsigned count = buffersOf(operand, stages);
+    SmallVector<int64_t> shape{int64_t(count)};
     llvm::append_range(shape, type.getShape());
     rewriter.setInsertionPoint(loop);
     auto buffer = LocalAllocOp::create(
-        rewriter, load.getLoc(),
+        rewriter, load->getLoc(),
         MemDescType::get(shape, type.getElementType(), encoding), Value());
     buffers.push_back(buffer);
     rewriter.setInsertionPoint(load);
-    Value slot = emitSlot(rewriter, load.getLoc(), loop,
-                          buffersOf(operand, stages));
+    Value slot = emitSlot(rewriter, load->getLoc(), loop, count);
     auto viewType = MemDescType::get(type.getShape(), type.getElementType(),
                                      encoding, true, shape);
-    Value view = MemDescIndexOp::create(rewriter, load.getLoc(), viewType,
+    Value view = MemDescIndexOp::create(rewriter, load->getLoc(), viewType,
                                         buffer, slot);
+    views.push_back(view);
+    if (operand.bulk) {
+      bulkLoads.push_back(cast<DescriptorLoadOp>(load));
+      bulkViews.push_back(view);
+      continue;
+    }
+    auto pointerLoad = cast<LoadOp>(load);
     roots.push_back(AsyncCopyGlobalToLocalOp::create(
-        rewriter, load.getLoc(), load.getPtr(), view, load.getMask(),
-        load.getOther(), load.getCache(), load.getEvict()));
+        rewriter, load->getLoc(), pointerLoad.getPtr(), view,
+        pointerLoad.getMask(), pointerLoad.getOther(), pointerLoad.getCache(),
+        pointerLoad.getEvict()));
   }
-  Operation *lastCopy = *llvm::max_element(roots, [](Operation *a, Operation *b) {
-    return a->isBeforeInBlock(b);
-  });
-  rewriter.setInsertionPointAfter(lastCopy);
-  roots.push_back(AsyncCommitGroupOp::create(rewriter, loc));
+  auto last = [](ArrayRef<Operation *> ops) {
+    return *llvm::max_element(ops, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+  };
+  bool pointerCopies = !roots.empty();
+  if (pointerCopies) {
+    rewriter.setInsertionPointAfter(last(roots));
+    roots.push_back(AsyncCommitGroupOp::create(rewriter, loc));
+  }
+  Value tracker;
+  DenseSet<Operation *> bulkOps;
+  // Bulk copies fill buffers read in place: stages + 1 of them.
+  unsigned bulkCount = stages + 1;
+  if (!bulkLoads.empty()) {
+    rewriter.setInsertionPoint(loop);
+    tracker = bulk->track(rewriter, loc, bulkCount);
+    SmallVector<Operation *> bulkLoadOps(bulkLoads.begin(), bulkLoads.end());
+    rewriter.setInsertionPoint(last(bulkLoadOps));
+    Value slot = emitSlot(rewriter, loc, loop, bulkCount);
+    SmallVector<Operation *> made;
+    bulk->copy(rewriter, loc, tracker, slot, bulkLoads, bulkViews, made);
+    bulkOps.insert(made.begin(), made.end());
+    llvm::append_range(roots, made);
+  }
 
-  FailureOr<DenseSet<Operation *>> stage0 = copyStage(loop, roots);
+  FailureOr<DenseSet<Operation *>> stage0 = copyStage(loop, roots, bulkOps);
   if (failed(stage0))
     return loop.emitError("the pipeliner lost track of the copies' operands");
 
-  // One wait before the first read; each convert reads its buffer, each
+  // The waits before the first read; each convert reads its buffer, each
   // store's readers read the buffer instead.
   Operation *firstRead = nullptr;
   for (OperandLoad &operand : loads) {
@@ -320,11 +395,18 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages) {
       if (!firstRead || read->isBeforeInBlock(firstRead))
         firstRead = read;
   }
+  Operation *beforeWaits = firstRead->getPrevNode();
   rewriter.setInsertionPoint(firstRead);
-  auto wait = AsyncWaitOp::create(rewriter, loc, stages - 2);
-  for (auto [operand, buffer] : llvm::zip(loads, buffers)) {
-    auto viewType = cast<MemDescType>(
-        roots[&operand - loads.data()]->getOperand(1).getType());
+  if (pointerCopies)
+    AsyncWaitOp::create(rewriter, loc, stages - 2);
+  if (tracker) {
+    auto [slot, round] = emitSlotAndRound(rewriter, loc, loop, bulkCount);
+    bulk->wait(rewriter, loc, tracker, slot, round);
+  }
+  Operation *wait =
+      beforeWaits ? beforeWaits->getNextNode() : &body->front();
+  for (auto [operand, buffer, copied] : llvm::zip(loads, buffers, views)) {
+    auto viewType = cast<MemDescType>(copied.getType());
     SmallVector<Operation *> reads(operand.converts.begin(),
                                    operand.converts.end());
     llvm::append_range(reads, operand.allocs);
@@ -359,15 +441,19 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages) {
     rewriter.eraseOp(operand.load);
   }
   // Copies past the end (masked off, they still write zeros) land before
-  // the buffers' bytes serve anything else.
+  // the buffers' bytes serve anything else; bulk copies past the end are
+  // not issued, and every other one was waited for.
   rewriter.setInsertionPointAfter(loop);
-  AsyncWaitOp::create(rewriter, loc, 0);
+  if (pointerCopies)
+    AsyncWaitOp::create(rewriter, loc, 0);
+  if (tracker)
+    bulk->release(rewriter, loc, tracker);
   for (Value buffer : llvm::reverse(buffers))
     LocalDeallocOp::create(rewriter, loc, buffer);
 
-  // The schedule: the wait, then the copies (after the barrier, so they may
-  // overwrite what the last iteration read) and the rest, in the order
-  // copiesLate picks.
+  // The schedule: the waits, then the copies (after the wait's barrier, so
+  // they may overwrite what the last iteration read) and the rest, in the
+  // order copiesLate picks.
   std::vector<std::pair<Operation *, unsigned>> schedule;
   for (Operation &op : body->without_terminator())
     if (op.isBeforeInBlock(wait))
@@ -395,7 +481,12 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages) {
       };
   options.peelEpilogue = false;
   options.supportDynamicLoops = true;
-  options.predicateFn = predicate;
+  options.predicateFn = [bulk](RewriterBase &rewriter, Operation *op,
+                               Value pred) -> Operation * {
+    if (bulk && bulk->predicate(rewriter, op, pred))
+      return op;
+    return predicate(rewriter, op, pred);
+  };
   rewriter.setInsertionPoint(loop);
   if (failed(scf::pipelineForLoop(rewriter, loop, options)))
     return loop.emitError("the loop's loads could not be pipelined");
@@ -411,19 +502,38 @@ unsigned stagesOf(scf::ForOp loop, unsigned fallback) {
 struct TilePipelinePass
     : public mlir::tile::impl::TilePipelinePassBase<TilePipelinePass> {
   using TilePipelinePassBase::TilePipelinePassBase;
+  TilePipelinePass(unsigned stages, const BulkCopies *bulk) : bulk(bulk) {
+    numStages = stages;
+  }
 
   void runOnOperation() override {
-    SmallVector<scf::ForOp> loops;
-    getOperation().walk([&](scf::ForOp loop) {
-      bool innermost = true;
-      loop.getBody()->walk([&](scf::ForOp) { innermost = false; });
-      if (innermost && stagesOf(loop, numStages) >= 2)
-        loops.push_back(loop);
-    });
-    for (scf::ForOp loop : loops)
-      if (failed(pipelineLoop(loop, stagesOf(loop, numStages))))
-        return signalPassFailure();
+    if (failed(pipelineLoops(getOperation(), numStages, bulk)))
+      signalPassFailure();
   }
+
+  const BulkCopies *bulk = nullptr;
 };
 
 } // namespace
+
+mlir::tile::BulkCopies::~BulkCopies() = default;
+
+LogicalResult mlir::tile::pipelineLoops(ModuleOp module, unsigned numStages,
+                                        const BulkCopies *bulk) {
+  SmallVector<scf::ForOp> loops;
+  module.walk([&](scf::ForOp loop) {
+    bool innermost = true;
+    loop.getBody()->walk([&](scf::ForOp) { innermost = false; });
+    if (innermost && stagesOf(loop, numStages) >= 2)
+      loops.push_back(loop);
+  });
+  for (scf::ForOp loop : loops)
+    if (failed(pipelineLoop(loop, stagesOf(loop, numStages), bulk)))
+      return failure();
+  return success();
+}
+
+std::unique_ptr<Pass> mlir::tile::createPipelinePass(unsigned numStages,
+                                                     const BulkCopies *bulk) {
+  return std::make_unique<TilePipelinePass>(numStages, bulk);
+}

@@ -20,7 +20,10 @@ std::string mlir::tile::assignLayouts(const std::string &tileIR,
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(tileIR, &context);
   if (!module)
     throw StageError("cannot parse the kernel's IR:\n" + diagnostics.text());
-  if (failed(runLayoutStage(*module, numWarps, warpSize)))
+  LayoutStage stage;
+  stage.numWarps = numWarps;
+  stage.warpSize = warpSize;
+  if (failed(runLayoutStage(*module, stage)))
     throw StageError("layout assignment failed:\n" + diagnostics.text());
   std::string text;
   llvm::raw_string_ostream os(text);

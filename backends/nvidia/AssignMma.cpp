@@ -21,6 +21,31 @@ using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::nvidia;
 
+/// Whether `value` is computed from a dot's result (this stage may have made
+/// that dot a warpgroup dot already).
+bool mlir::tile::nvidia::comesFromDot(Value value) {
+  SetVector<Operation *> backward;
+  BackwardSliceOptions options;
+  options.omitBlockArguments = true;
+  return succeeded(getBackwardSlice(value, &backward, options)) &&
+         llvm::any_of(backward, llvm::IsaPred<DotOp, WarpGroupDotOp>);
+}
+
+/// Whether `dot`'s result reaches another dot's operand, or an operand of
+/// `dot` comes from another dot: a chain, as in attention.
+bool mlir::tile::nvidia::isChained(DotOp dot) {
+  SetVector<Operation *> forward;
+  getForwardSlice(dot.getD(), &forward);
+  for (Operation *op : forward)
+    if (auto next = dyn_cast<DotOp>(op))
+      for (Value operand : {next.getA(), next.getB()})
+        if (operand == dot.getD() ||
+            (operand.getDefiningOp() &&
+             forward.contains(operand.getDefiningOp())))
+          return true;
+  return comesFromDot(dot.getA()) || comesFromDot(dot.getB());
+}
+
 namespace {
 
 /// The element types the tensor cores multiply a dot's operands as on a
@@ -64,31 +89,6 @@ Type accumulatorOf(Type element) {
   MLIRContext *context = element.getContext();
   return isa<FloatType>(element) ? Type(Float32Type::get(context))
                                  : Type(IntegerType::get(context, 32));
-}
-
-/// Whether `value` is computed from a dot's result (this stage may have made
-/// that dot a warpgroup dot already).
-bool comesFromDot(Value value) {
-  SetVector<Operation *> backward;
-  BackwardSliceOptions options;
-  options.omitBlockArguments = true;
-  return succeeded(getBackwardSlice(value, &backward, options)) &&
-         llvm::any_of(backward, llvm::IsaPred<DotOp, WarpGroupDotOp>);
-}
-
-/// Whether `dot`'s result reaches another dot's operand, or an operand of
-/// `dot` comes from another dot: a chain, as in attention.
-bool isChained(DotOp dot) {
-  SetVector<Operation *> forward;
-  getForwardSlice(dot.getD(), &forward);
-  for (Operation *op : forward)
-    if (auto next = dyn_cast<DotOp>(op))
-      for (Value operand : {next.getA(), next.getB()})
-        if (operand == dot.getD() ||
-            (operand.getDefiningOp() &&
-             forward.contains(operand.getDefiningOp())))
-          return true;
-  return comesFromDot(dot.getA()) || comesFromDot(dot.getB());
 }
 
 /// How `numWarps` warps tile a dot of `shape` (rank 2 or 3) in 16x8 tiles.

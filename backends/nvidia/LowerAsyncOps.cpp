@@ -57,6 +57,44 @@ std::string coordinateList(unsigned first, unsigned n) {
   return text + "}";
 }
 
+/// The boxes a TMA copy of a whole `buffer` moves: the tensor map's box is
+/// at most the swizzle wide, and the buffer's column tiles of that width
+/// follow one another. Each box's byte offset in the buffer and element
+/// offset along the innermost dimension.
+SmallVector<std::pair<int64_t, int64_t>> boxesOf(MemDescType buffer) {
+  auto layout = cast<NVMMASharedLayoutAttr>(buffer.getEncoding());
+  ArrayRef<int64_t> shape = buffer.getShape();
+  int64_t bits = buffer.getElementType().getIntOrFloatBitWidth();
+  int64_t swizzle = layout.getSwizzlingByteWidth();
+  int64_t inner = shape.back();
+  int64_t width = swizzle ? std::min(inner, swizzle * 8 / bits) : inner;
+  int64_t rows = buffer.getNumElements() / inner;
+  SmallVector<std::pair<int64_t, int64_t>> boxes;
+  for (int64_t column = 0; column < inner; column += width)
+    boxes.push_back({column / width * rows * width * bits / 8, column});
+  return boxes;
+}
+
+/// `coords` of a TMA copy with `delta` added to the innermost.
+SmallVector<Value> shiftInnermost(OpBuilder &b, Location loc,
+                                  ArrayRef<ValueRange> coords, int64_t delta) {
+  SmallVector<Value> shifted;
+  for (ValueRange c : coords)
+    shifted.push_back(c.front());
+  if (delta)
+    shifted.back() = arith::AddIOp::create(
+        b, loc, shifted.back(), arith::ConstantIntOp::create(b, loc, delta, 32));
+  return shifted;
+}
+
+/// `address` (an i32 shared-memory address) plus `bytes`.
+Value offsetAddress(OpBuilder &b, Location loc, Value address, int64_t bytes) {
+  if (!bytes)
+    return address;
+  return arith::AddIOp::create(b, loc, address,
+                               arith::ConstantIntOp::create(b, loc, bytes, 32));
+}
+
 /// `body` where `pred` (i1) holds: its operands are `operands` from $1 on,
 /// with `constraints`, then `coords` (a TMA copy's, one i32 each).
 void emitWhere(OpBuilder &b, Location loc, Value pred, ValueRange operands,
@@ -65,7 +103,8 @@ void emitWhere(OpBuilder &b, Location loc, Value pred, ValueRange operands,
   SmallVector<Value> all{
       arith::ExtUIOp::create(b, loc, b.getI32Type(), pred).getResult()};
   llvm::append_range(all, operands);
-  std::string allConstraints = ("r," + constraints).str();
+  std::string allConstraints =
+      constraints.empty() ? "r" : ("r," + constraints).str();
   for (ValueRange c : coords) {
     all.push_back(c.front());
     allConstraints += ",r";
@@ -191,13 +230,19 @@ public:
     if (failed(dst) || failed(bar))
       return failure();
     unsigned rank = op.getCoords().size();
-    emitWhere(rewriter, loc, adaptor.getPred().front(),
-              {*dst, adaptor.getDesc().front(), *bar}, adaptor.getCoords(),
-              "r,l,r",
-              "cp.async.bulk.tensor." + Twine(rank) +
-                  "d.shared::cluster.global.mbarrier::complete_tx::bytes "
-                  "[$1], [$2, " +
-                  coordinateList(4, rank) + "], [$3]");
+    for (auto [offset, column] : boxesOf(op.getResult().getType())) {
+      SmallVector<Value> coords =
+          shiftInnermost(rewriter, loc, adaptor.getCoords(), column);
+      SmallVector<ValueRange> coordRanges(coords.begin(), coords.end());
+      emitWhere(rewriter, loc, adaptor.getPred().front(),
+                {offsetAddress(rewriter, loc, *dst, offset),
+                 adaptor.getDesc().front(), *bar},
+                coordRanges, "r,l,r",
+                "cp.async.bulk.tensor." + Twine(rank) +
+                    "d.shared::cluster.global.mbarrier::complete_tx::bytes "
+                    "[$1], [$2, " +
+                    coordinateList(4, rank) + "], [$3]");
+    }
     rewriter.eraseOp(op);
     return success();
   }
@@ -215,12 +260,21 @@ public:
     if (failed(src))
       return failure();
     unsigned rank = op.getCoords().size();
-    emitWhere(rewriter, loc, isFirstThread(rewriter, loc),
-              {*src, adaptor.getDesc().front()}, adaptor.getCoords(), "r,l",
-              "cp.async.bulk.tensor." + Twine(rank) +
-                  "d.global.shared::cta.bulk_group [$2, " +
-                  coordinateList(3, rank) +
-                  "], [$1];\n@p cp.async.bulk.commit_group");
+    Value first = isFirstThread(rewriter, loc);
+    for (auto [offset, column] : boxesOf(op.getSrc().getType())) {
+      SmallVector<Value> coords =
+          shiftInnermost(rewriter, loc, adaptor.getCoords(), column);
+      SmallVector<ValueRange> coordRanges(coords.begin(), coords.end());
+      emitWhere(rewriter, loc, first,
+                {offsetAddress(rewriter, loc, *src, offset),
+                 adaptor.getDesc().front()},
+                coordRanges, "r,l",
+                "cp.async.bulk.tensor." + Twine(rank) +
+                    "d.global.shared::cta.bulk_group [$2, " +
+                    coordinateList(3, rank) + "], [$1]");
+    }
+    emitWhere(rewriter, loc, first, {}, {}, "",
+              "cp.async.bulk.commit_group");
     rewriter.eraseOp(op);
     return success();
   }

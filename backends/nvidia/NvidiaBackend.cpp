@@ -167,17 +167,31 @@ public:
     module->getContext()->loadDialect<nvidia::TileNvidiaDialect>();
     unsigned capability = 0;
     llvm::StringRef(target.arch).drop_front(3).consumeInteger(10, capability);
+    LayoutStage stage;
+    stage.numWarps = options.numWarps;
+    stage.warpSize = target.warpSize;
+    // Hopper's TMA copies the blocks of descriptors the host describes.
+    auto addBulkCopySelection = [&](mlir::OpPassManager &pm) {
+      pm.addPass(createTileNvidiaSelectBulkCopiesPass(
+          {options.bulkCopies ? capability : 0, options.numWarps}));
+    };
+    stage.addBulkCopySelection = addBulkCopySelection;
     auto addMatrixUnitPasses = [&](mlir::OpPassManager &pm) {
       pm.addPass(createTileNvidiaAssignMmaPass({capability}));
     };
+    stage.addMatrixUnitPasses = addMatrixUnitPasses;
+    // Loops that feed dots are pipelined with cp.async (and TMA).
+    stage.numStages = options.numStages;
+    if (capability == 90 && options.bulkCopies)
+      stage.bulkCopies = &nvidia::tmaCopies();
     auto addLatePasses = [](mlir::OpPassManager &pm) {
+      pm.addPass(createTileNvidiaLowerBulkCopiesPass());
       pm.addPass(createTileNvidiaAsyncWarpGroupDotsPass());
       pm.addPass(createTileNvidiaFenceAsyncSharedPass());
     };
-    if (mlir::failed(runLayoutStage(llvm::cast<mlir::ModuleOp>(module),
-                                    options.numWarps, target.warpSize,
-                                    addMatrixUnitPasses, options.numStages,
-                                    addLatePasses)))
+    stage.addLatePasses = addLatePasses;
+    if (mlir::failed(
+            runLayoutStage(llvm::cast<mlir::ModuleOp>(module), stage)))
       return nvidiaError("layout assignment failed");
     return llvm::Error::success();
   }

@@ -558,6 +558,20 @@ void NvidiaTargetInfo::markKernel(LLVM::LLVMFuncOp func,
   func->setAttr(NVVM::NVVMDialect::getReqntidAttrName(),
                 DenseI32ArrayAttr::get(
                     context, {static_cast<int32_t>(threadsPerBlock), 1, 1}));
+  // Tensor maps come by value, as `const __grid_constant__ CUtensorMap`:
+  // their (generic) address is what TMA copies take.
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+    if (!func.getArgAttr(i, kTensorMapAttr))
+      continue;
+    func.removeArgAttr(i, kTensorMapAttr);
+    func.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
+                    TypeAttr::get(LLVM::LLVMArrayType::get(
+                        IntegerType::get(context, 8), 128)));
+    func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                    IntegerAttr::get(IntegerType::get(context, 64), 64));
+    func.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
+                    UnitAttr::get(context));
+  }
 }
 
 namespace {

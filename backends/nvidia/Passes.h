@@ -17,6 +17,19 @@ namespace mlir::tile {
 #define GEN_PASS_REGISTRATION
 #include "backends/nvidia/Passes.h.inc"
 
+class BulkCopies;
+class DotOp;
+
+namespace nvidia {
+/// Whether `value` is computed from a dot's result.
+bool comesFromDot(Value value);
+/// Whether `dot`'s result reaches another dot's operand, or an operand of
+/// `dot` comes from another dot: a chain, as in attention.
+bool isChained(DotOp dot);
+/// TMA copies with transaction barriers, for the pipeliner.
+const BulkCopies &tmaCopies();
+} // namespace nvidia
+
 } // namespace mlir::tile
 
 #endif // TESSERA_BACKENDS_NVIDIA_PASSES_H

@@ -85,4 +85,81 @@ def TileNvidiaFenceAsyncSharedPass
   let dependentDialects = ["::mlir::tile::nvidia::TileNvidiaDialect"];
 }
 
+def TileNvidiaSelectBulkCopiesPass
+    : Pass<"tile-nvidia-select-bulk-copies", "::mlir::ModuleOp"> {
+  let summary = "mark the descriptor loads TMA copies (before layouts)";
+  let description = [{
+    On compute capability 90 (sm_90a), marks `tile.bulk_copy` each
+    `tile.descriptor_load` whose block the tensor memory accelerator copies
+    and a wgmma reads in place, so that tile-lower-descriptors leaves it:
+
+    - the descriptor is made in the kernel from what the host knows at
+      launch: the base, a kernel argument divisible by 16 bytes; shape
+      entries and strides that are arguments or constants (through integer
+      casts), each stride but the last (1) a multiple of 16 bytes;
+    - two dimensions, each at most 256, of 8-, 16- or 32-bit elements with
+      at least 32 bytes along the last (the swizzle of the buffer);
+    - the block is an operand A or B of `tile.dot`s, directly or through
+      one `tile.trans`, that wgmma will compute: M a multiple of 64,
+      `num-warps` a multiple of 4, fp32 only as tf32, not chained to
+      another dot (attention stays on mma.sync); 8- and 32-bit operands
+      with K along the loaded block's last dimension (wgmma reads those
+      K-major only).
+  }];
+  let options = [
+    Option<"computeCapability", "compute-capability", "unsigned",
+           /*default=*/"80", "the GPU's compute capability (80 ... 90)">,
+    Option<"numWarps", "num-warps", "unsigned", /*default=*/"4",
+           "warps of the kernel">,
+  ];
+}
+
+def TileNvidiaPipelinePass
+    : Pass<"tile-nvidia-pipeline", "::mlir::ModuleOp"> {
+  let summary = "tile-pipeline with TMA copies of descriptor blocks";
+  let description = [{
+    tile-pipeline, where the marked descriptor loads (tile.bulk_copy) of a
+    loop whose blocks are stored to shared memory in a non-transposed
+    `#tile.nvmma_shared` layout become TMA copies into `S + 1` buffers:
+    before the loop one `tile_nvidia.init_barrier` per buffer (an array of
+    them); in each iteration, stage 0, a `tile.barrier` where more than one
+    warpgroup reads the buffers (every one is done with the buffer about to
+    be refilled), one `tile_nvidia.barrier_expect` of the iteration's bytes
+    and one `tile_nvidia.async_tma_copy_global_to_local` per load, on the
+    buffer's barrier; before the reads, a `tile_nvidia.wait_barrier` with
+    phase `(iteration / (S + 1)) & 1`; after the loop, the barriers are
+    invalidated. Copies for iterations past the end are predicated off. The
+    descriptor becomes a kernel argument holding its tensor map
+    (`tile.tensor_map`, see tile-nvidia-lower-bulk-copies).
+  }];
+  let options = [
+    Option<"numStages", "num-stages", "unsigned", /*default=*/"3",
+           "stages of loops without their own tile.num_stages">,
+  ];
+  let dependentDialects = ["::mlir::tile::nvidia::TileNvidiaDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def TileNvidiaLowerBulkCopiesPass
+    : Pass<"tile-nvidia-lower-bulk-copies", "::mlir::ModuleOp"> {
+  let summary = "copy the remaining marked descriptor loads with TMA, waiting";
+  let description = [{
+    Each `tile.descriptor_load` still marked `tile.bulk_copy` (not
+    pipelined) becomes one TMA copy into a buffer of its own, in the
+    widest-swizzle `#tile.nvmma_shared` layout, counted on a barrier of its
+    own that every thread waits for, and a `tile.local_load` of it into
+    the load's layout.
+
+    A descriptor TMA copies is passed as a kernel argument added at the end
+    (`!tile.ptr<i8, 0>`, the address of a 128-byte by-value parameter) with
+    the attribute `tile.tensor_map`: what the launcher encodes with
+    cuTensorMapEncodeTiled (the arguments holding base, shape and strides,
+    or constants; the box, at most the swizzle's bytes wide, the element
+    type, the swizzle and the padding). One argument serves each descriptor
+    and box.
+  }];
+  let dependentDialects = ["::mlir::tile::nvidia::TileNvidiaDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // TESSERA_BACKENDS_NVIDIA_PASSES_TD

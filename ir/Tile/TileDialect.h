@@ -22,6 +22,19 @@ namespace mlir::tile {
 /// `tl.range(..., num_stages=n)`); 1 leaves it as it is.
 inline constexpr llvm::StringLiteral kNumStagesAttr = "tile.num_stages";
 
+/// On a tile.descriptor_load: the target copies the block in bulk itself
+/// (Hopper's TMA), so tile-lower-descriptors leaves it.
+inline constexpr llvm::StringLiteral kBulkCopyAttr = "tile.bulk_copy";
+
+/// On a kernel argument a backend added: the tensor map (a 128-byte
+/// description of a descriptor for bulk copies) the launcher encodes and
+/// passes there, as a dictionary: `base`, `shape`, `strides` (the
+/// argument indices holding them, -1 for a constant of `shape_values` /
+/// `stride_values`; strides in elements, all but the last, which is 1),
+/// `box` (elements per dimension), `dtype` (Triton's name), `swizzle`
+/// (bytes: 0, 32, 64, 128), `nan_padding`.
+inline constexpr llvm::StringLiteral kTensorMapAttr = "tile.tensor_map";
+
 /// The dimensions a shared-memory layout lays out (the last ones of a
 /// buffer; those before stack whole tiles).
 unsigned getSharedLayoutRank(Attribute encoding);

@@ -842,4 +842,18 @@ def Tile_AsyncWaitOp : Tile_Op<"async_wait", [
   let assemblyFormat = "attr-dict";
 }
 
+def Tile_BarrierOp : Tile_Op<"barrier", [
+    MemoryEffects<[MemRead<Tile_SharedMemory>, MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "wait for every thread of the program";
+  let description = [{
+    Every thread of the program waits here for the others; shared-memory
+    writes before it are visible to reads after it (`tl.debug_barrier`).
+
+    ```mlir
+    tile.barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 #endif // TESSERA_IR_TILE_TILEOPS_TD

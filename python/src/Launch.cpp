@@ -12,6 +12,7 @@
 #include "python/src/Launch.h"
 
 #include "runtime/Driver.h"
+#include "runtime/TensorMaps.h"
 
 #include <pybind11/stl.h>
 
@@ -25,15 +26,32 @@ namespace runtime = mlir::tile::runtime;
 
 GpuKernel::GpuKernel(runtime::Driver &driver, const std::string &image,
                      const std::string &name, unsigned threadsPerBlock,
-                     unsigned sharedBytes)
-    : module(driver.loadModule(image)), kernel(module->kernel(name)),
-      threadsPerBlock(threadsPerBlock), sharedBytes(sharedBytes) {}
+                     unsigned sharedBytes, unsigned parameters,
+                     const std::vector<std::string> &tensorMaps)
+    : driver(driver), module(driver.loadModule(image)),
+      kernel(module->kernel(name)), threadsPerBlock(threadsPerBlock),
+      sharedBytes(sharedBytes), parameters(parameters) {
+  for (const std::string &text : tensorMaps)
+    this->tensorMaps.emplace_back(text);
+}
 
 GpuKernel::~GpuKernel() = default;
 
 void GpuKernel::launch(std::array<unsigned, 3> grid, void **args,
                        uint64_t stream) {
-  kernel->launch(grid, threadsPerBlock, sharedBytes, args,
+  if (tensorMaps.empty()) {
+    kernel->launch(grid, threadsPerBlock, sharedBytes, args,
+                   reinterpret_cast<void *>(stream));
+    return;
+  }
+  std::vector<runtime::TensorMap> maps;
+  maps.reserve(tensorMaps.size());
+  std::vector<void *> all(args, args + parameters);
+  for (const runtime::TensorMapSpec &spec : tensorMaps) {
+    maps.push_back(driver.encodeTensorMap(spec.requestFor(args)));
+    all.push_back(&maps.back());
+  }
+  kernel->launch(grid, threadsPerBlock, sharedBytes, all.data(),
                  reinterpret_cast<void *>(stream));
 }
 
@@ -491,9 +509,12 @@ struct BoundLaunch {
 void bindLaunch(py::module_ &m) {
   py::class_<GpuKernel>(m, "GpuKernel")
       .def(py::init<runtime::Driver &, const std::string &, const std::string &,
-                    unsigned, unsigned>(),
+                    unsigned, unsigned, unsigned,
+                    const std::vector<std::string> &>(),
            py::arg("driver"), py::arg("image"), py::arg("name"),
-           py::arg("threads_per_block"), py::arg("shared_bytes"))
+           py::arg("threads_per_block"), py::arg("shared_bytes"),
+           py::arg("parameters") = 0,
+           py::arg("tensor_maps") = std::vector<std::string>())
       .def("launch", &launchFromList, py::arg("grid"), py::arg("args"),
            py::arg("stream") = 0);
   py::class_<Launcher>(m, "Launcher")

@@ -9,29 +9,38 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace mlir::tile::runtime {
 class Driver;
 class Kernel;
 class Module;
+class TensorMapSpec;
+struct TensorMap;
 } // namespace mlir::tile::runtime
 
 /// A kernel loaded on the driver's current device, with what its launches
 /// need.
 class GpuKernel {
 public:
+  /// `tensorMaps`: the tensor maps the kernel takes after `parameters`
+  /// parameters (CompiledKernel::tensorMaps).
   GpuKernel(mlir::tile::runtime::Driver &driver, const std::string &image,
             const std::string &name, unsigned threadsPerBlock,
-            unsigned sharedBytes);
+            unsigned sharedBytes, unsigned parameters,
+            const std::vector<std::string> &tensorMaps);
   ~GpuKernel();
 
-  /// Launches with `args[i]` pointing at parameter i, on `stream`.
+  /// Launches with `args[i]` pointing at parameter i, on `stream`; the
+  /// tensor maps are encoded from them.
   void launch(std::array<unsigned, 3> grid, void **args, uint64_t stream);
 
 private:
+  mlir::tile::runtime::Driver &driver;
   std::unique_ptr<mlir::tile::runtime::Module> module;
   std::unique_ptr<mlir::tile::runtime::Kernel> kernel;
-  unsigned threadsPerBlock, sharedBytes;
+  unsigned threadsPerBlock, sharedBytes, parameters;
+  std::vector<mlir::tile::runtime::TensorMapSpec> tensorMaps;
 };
 
 /// Binds GpuKernel and Launcher (the launch path of @jit functions).

@@ -31,8 +31,10 @@ namespace runtime = mlir::tile::runtime;
 
 namespace {
 CompileOptions optionsOf(unsigned numWarps, unsigned numStages,
-                         bool enableFpFusion, bool debug, unsigned wavesPerEU) {
+                         bool enableFpFusion, bool debug, unsigned wavesPerEU,
+                         bool bulkCopies = true) {
   CompileOptions options;
+  options.bulkCopies = bulkCopies;
   options.wavesPerEU = wavesPerEU;
   options.numWarps = numWarps;
   options.numStages = numStages;
@@ -57,6 +59,7 @@ PYBIND11_MODULE(_tessera, m) {
       .def_readonly("num_warps", &CompiledKernel::numWarps)
       .def_readonly("shared_bytes", &CompiledKernel::sharedBytes)
       .def_readonly("parameter_types", &CompiledKernel::parameterTypes)
+      .def_readonly("tensor_maps", &CompiledKernel::tensorMaps)
       .def_readonly("tile_layout", &CompiledKernel::tileLayout)
       .def_readonly("llvm_ir", &CompiledKernel::llvmIR)
       .def_readonly("assembly", &CompiledKernel::assembly)
@@ -133,9 +136,9 @@ PYBIND11_MODULE(_tessera, m) {
       "compile_cached",
       [](const std::string &tileIR, const std::string &target,
          unsigned numWarps, unsigned numStages, bool enableFpFusion, bool debug,
-         unsigned wavesPerEU) {
-        CompileOptions options =
-            optionsOf(numWarps, numStages, enableFpFusion, debug, wavesPerEU);
+         unsigned wavesPerEU, bool bulkCopies) {
+        CompileOptions options = optionsOf(numWarps, numStages, enableFpFusion,
+                                           debug, wavesPerEU, bulkCopies);
         std::optional<mlir::tile::KernelCache> cache =
             mlir::tile::KernelCache::fromEnvironment();
         if (!cache)
@@ -149,7 +152,7 @@ PYBIND11_MODULE(_tessera, m) {
       py::arg("tile_ir"), py::arg("target"), py::arg("num_warps") = 4,
       py::arg("num_stages") = 3, py::arg("enable_fp_fusion") = true,
       py::arg("debug") = false, py::arg("waves_per_eu") = 0,
-      py::call_guard<py::gil_scoped_release>(),
+      py::arg("bulk_copies") = true, py::call_guard<py::gil_scoped_release>(),
       "compile through the on-disk cache (TESSERA_CACHE_DIR, else "
       "~/.cache/tessera): (binary, note), the note \"hit\", \"stored\", "
       "\"off\", \"no binary\" (no assembler here; not stored) or what went "
@@ -270,6 +273,7 @@ PYBIND11_MODULE(_tessera, m) {
       .def("end_while", &Builder::endWhile)
       .def("print", &Builder::print)
       .def("device_assert", &Builder::deviceAssert)
+      .def("barrier", &Builder::barrier)
       .def("hint", &Builder::hint)
       .def("verify", &Builder::verify)
       .def("optimize", &Builder::optimize,

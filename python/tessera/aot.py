@@ -96,7 +96,8 @@ def compile_file(path, kernel_name, signature, target, out_path=".", out_name=No
     compiled = compile_kernel(kernel, types, target, constexprs=constants,
                               num_warps=num_warps, num_stages=num_stages,
                               waves_per_eu=waves_per_eu)
-    binary = compiled.binary_for(target)
+    # The C launcher passes the kernel's parameters only: no tensor maps.
+    binary = compiled.binary_for(target, bulk_copies=False)
     parameters = [(name, types[name]) for name in kernel.arg_names if name in types]
     if len(parameters) != len(binary.parameter_types):
         raise ValueError(f"{kernel.__name__} compiled to {len(binary.parameter_types)} "

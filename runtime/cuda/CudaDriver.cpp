@@ -9,6 +9,7 @@
 #include "runtime/Driver.h"
 #include "runtime/Library.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 
@@ -67,6 +68,11 @@ struct Api {
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
   CUresult (*cuEventDestroy)(CUevent);
   CUresult (*cuMemsetD32Async)(CUdeviceptr, unsigned, size_t, CUstream);
+  /// CUDA 12 and later; null before.
+  CUresult (*cuTensorMapEncodeTiled)(void *, int, unsigned, void *,
+                                     const uint64_t *, const uint64_t *,
+                                     const unsigned *, const unsigned *, int,
+                                     int, int, int);
 };
 
 class CudaDriver;
@@ -252,6 +258,64 @@ public:
           "cuMemsetD32Async");
   }
 
+  TensorMap encodeTensorMap(const TensorMapRequest &request) override {
+    if (!api.cuTensorMapEncodeTiled)
+      throw DriverError("this CUDA driver has no cuTensorMapEncodeTiled: "
+                        "TMA copies need CUDA 12 or later");
+    // CUtensorMapDataType, by element type.
+    static const std::pair<const char *, int> kTypes[] = {
+        {"fp16", 6}, {"bf16", 9},    {"fp32", 7}, {"i8", 0},
+        {"u8", 0},   {"fp8e4nv", 0}, {"fp8e5", 0}, {"i16", 1},
+        {"i32", 3}};
+    int type = -1;
+    for (auto [dtype, code] : kTypes)
+      if (request.dtype == dtype)
+        type = code;
+    unsigned rank = request.shape.size();
+    // CUtensorMapSwizzle: none, 32, 64, 128 bytes.
+    int swizzle = request.swizzle == 128  ? 3
+                  : request.swizzle == 64 ? 2
+                  : request.swizzle == 32 ? 1
+                                          : 0;
+    if (type < 0 || rank < 1 || rank > 5 ||
+        request.strides.size() + 1 != rank || request.box.size() != rank)
+      throw DriverError("cannot describe a tensor map of " + request.dtype +
+                        " with " + std::to_string(rank) + " dimensions");
+    // The driver takes every list innermost first.
+    uint64_t shape[5], strides[4];
+    unsigned box[5], elementStrides[5];
+    for (unsigned d = 0; d < rank; ++d) {
+      shape[d] = request.shape[rank - 1 - d];
+      box[d] = request.box[rank - 1 - d];
+      elementStrides[d] = 1;
+      if (d + 1 < rank)
+        strides[d] = request.strides[rank - 2 - d];
+    }
+    TensorMap map;
+    CUresult result = api.cuTensorMapEncodeTiled(
+        &map, type, rank, reinterpret_cast<void *>(request.address), shape,
+        strides, box, elementStrides, /*interleave=*/0, swizzle,
+        /*l2Promotion=128B*/ 2, /*oobFill=*/request.nanPadding ? 1 : 0);
+    if (result != 0) {
+      std::string what = "a tensor map of " + request.dtype + " at 0x";
+      char address[17];
+      std::snprintf(address, sizeof address, "%llx",
+                    static_cast<unsigned long long>(request.address));
+      what += address;
+      auto list = [&](const auto &values) {
+        std::string text;
+        for (auto v : values)
+          text += (text.empty() ? "" : ", ") + std::to_string(v);
+        return "[" + text + "]";
+      };
+      what += ", shape " + list(request.shape) + ", byte strides " +
+              list(request.strides) + ", box " + list(request.box) +
+              " (bases and strides must be multiples of 16 bytes)";
+      check(result, ("cuTensorMapEncodeTiled(" + what + ")").c_str());
+    }
+    return map;
+  }
+
   Api api;
 };
 
@@ -337,6 +401,7 @@ std::unique_ptr<CudaDriver> openCuda(std::string &whyNot) {
   library.bind(api.cuEventElapsedTime, "cuEventElapsedTime");
   library.bind(api.cuEventDestroy, "cuEventDestroy_v2");
   library.bind(api.cuMemsetD32Async, "cuMemsetD32Async");
+  library.bindIfPresent(api.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled");
   if (!library.complete()) {
     whyNot = library.whyNot() + "; the driver is too old";
     return nullptr;

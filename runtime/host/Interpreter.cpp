@@ -1058,6 +1058,8 @@ private:
           print(p);
           return done();
         })
+        // A program's ops run whole: every thread is already here.
+        .Case([&](BarrierOp) { return done(); })
         .Case([&](AssertOp a) -> llvm::Error {
           const RtValue &cond = get(a.getCondition());
           for (int64_t i = 0; i < cond.size(); ++i)

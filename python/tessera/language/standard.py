@@ -491,7 +491,7 @@ def device_assert(cond, msg="", mask=None):
 
 
 def debug_barrier():
-    pass
+    _call("barrier")
 
 
 # ----------------------------------------------------------------------------

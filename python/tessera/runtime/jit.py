@@ -147,7 +147,7 @@ class CompiledKernel:
         self._tile_ir = tile_ir  # with source locations
         self._options = (num_warps, num_stages, debug, waves_per_eu)
         self._host = None
-        self._binaries = {}  # target -> CompiledBinary
+        self._binaries = {}  # (target, bulk copies) -> CompiledBinary
         self._loaded = {}  # device -> GpuKernel
         self.metadata = {"name": name, "target": "host", "num_warps": num_warps,
                          "num_stages": num_stages, "shared": 0}
@@ -170,20 +170,22 @@ class CompiledKernel:
                              warp_size=binary.warp_size)
         return binary
 
-    def binary_for(self, target):
-        """The binary for a target, compiled once (through the disk cache)."""
-        binary = self._binaries.get(target)
+    def binary_for(self, target, bulk_copies=True):
+        """The binary for a target, compiled once (through the disk cache).
+        Without `bulk_copies`, it takes no tensor maps (for AOT launchers)."""
+        binary = self._binaries.get((target, bulk_copies))
         if binary is None:
             num_warps, num_stages, debug, waves_per_eu = self._options
             try:
                 binary, note = _tessera.compile_cached(
                     self._tile_ir, target, num_warps=num_warps, num_stages=num_stages,
-                    debug=bool(debug), waves_per_eu=waves_per_eu)
+                    debug=bool(debug), waves_per_eu=waves_per_eu,
+                    bulk_copies=bulk_copies)
             except _tessera.StageError as e:
                 raise CompilationError(f"{self.name}: {e}") from None
             if note not in ("hit", "stored", "off", "no binary"):
                 warnings.warn(f"tessera: {note}", RuntimeWarning, stacklevel=3)
-            self._binaries[target] = binary
+            self._binaries[(target, bulk_copies)] = binary
         return binary
 
     def gpu_kernel(self, device):
@@ -195,7 +197,8 @@ class CompiledKernel:
             image = binary.binary or binary.assembly.encode()
             threads = binary.num_warps * binary.warp_size
             loaded = self._loaded[device] = _tessera.GpuKernel(
-                gpu.driver(), image, binary.name, threads, binary.shared_bytes)
+                gpu.driver(), image, binary.name, threads, binary.shared_bytes,
+                len(binary.parameter_types), binary.tensor_maps)
         return loaded
 
 
