@@ -114,8 +114,15 @@ void emitWhere(OpBuilder &b, Location loc, Value pred, ValueRange operands,
        allConstraints);
 }
 
-/// `instruction` (with the barrier's address as $1) where `pred` (i1, or
-/// none for the block's thread 0) holds.
+/// Where `pred` (i1, or none) holds in the block's thread 0.
+Value firstThreadWhere(OpBuilder &b, Location loc, Value pred) {
+  Value first = isFirstThread(b, loc);
+  return pred ? arith::AndIOp::create(b, loc, first, pred).getResult()
+              : first;
+}
+
+/// `instruction` (with the barrier's address as $1) where `pred` (i1)
+/// holds.
 LogicalResult onBarrier(ConversionPatternRewriter &rewriter, Operation *op,
                         ValueRange barrier, Value pred,
                         const std::string &instruction) {
@@ -123,8 +130,7 @@ LogicalResult onBarrier(ConversionPatternRewriter &rewriter, Operation *op,
   FailureOr<Value> bar = bufferAddress(rewriter, loc, op, barrier);
   if (failed(bar))
     return failure();
-  emitWhere(rewriter, loc, pred ? pred : isFirstThread(rewriter, loc), *bar,
-            {}, "r", instruction);
+  emitWhere(rewriter, loc, pred, *bar, {}, "r", instruction);
   rewriter.eraseOp(op);
   return success();
 }
@@ -140,7 +146,8 @@ public:
     // thread sees it set up after.
     Location loc = op.getLoc();
     state.target.barrier(rewriter, loc);
-    if (failed(onBarrier(rewriter, op, adaptor.getBarrier(), Value(),
+    if (failed(onBarrier(rewriter, op, adaptor.getBarrier(),
+                         isFirstThread(rewriter, loc),
                          "mbarrier.init.shared::cta.b64 [$1], " +
                              std::to_string(op.getCount()))))
       return failure();
@@ -157,7 +164,8 @@ public:
   matchAndRewrite(InvalBarrierOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     state.target.barrier(rewriter, op.getLoc());
-    return onBarrier(rewriter, op, adaptor.getBarrier(), Value(),
+    return onBarrier(rewriter, op, adaptor.getBarrier(),
+                     isFirstThread(rewriter, op.getLoc()),
                      "mbarrier.inval.shared::cta.b64 [$1]");
   }
 };
@@ -170,7 +178,8 @@ public:
   matchAndRewrite(BarrierExpectOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     return onBarrier(rewriter, op, adaptor.getBarrier(),
-                     adaptor.getPred().front(),
+                     firstThreadWhere(rewriter, op.getLoc(),
+                                      adaptor.getPred().front()),
                      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$1], " +
                          std::to_string(op.getBytes()));
   }
@@ -230,11 +239,12 @@ public:
     if (failed(dst) || failed(bar))
       return failure();
     unsigned rank = op.getCoords().size();
+    Value pred = firstThreadWhere(rewriter, loc, adaptor.getPred().front());
     for (auto [offset, column] : boxesOf(op.getResult().getType())) {
       SmallVector<Value> coords =
           shiftInnermost(rewriter, loc, adaptor.getCoords(), column);
       SmallVector<ValueRange> coordRanges(coords.begin(), coords.end());
-      emitWhere(rewriter, loc, adaptor.getPred().front(),
+      emitWhere(rewriter, loc, pred,
                 {offsetAddress(rewriter, loc, *dst, offset),
                  adaptor.getDesc().front(), *bar},
                 coordRanges, "r,l,r",

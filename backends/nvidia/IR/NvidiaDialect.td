@@ -183,9 +183,10 @@ def TileNvidia_BarrierExpectOp : TileNvidia_Op<"barrier_expect", [
     MemoryEffects<[MemWrite<TileNvidia_SharedMemory>]>]> {
   let summary = "arrive on an mbarrier, expecting `bytes` of copies";
   let description = [{
-    Where `pred` holds (one thread), arrives once on the barrier and adds
-    `bytes` to the transaction bytes its current phase waits for (the TMA
-    copies that name the barrier count them down).
+    Where `pred` (the same in every thread) holds, one thread of the
+    program arrives once on the barrier and adds `bytes` to the transaction
+    bytes its current phase waits for (the TMA copies that name the barrier
+    count them down).
 
     ```mlir
     tile_nvidia.barrier_expect %bar, 16384, %first : !tile.memdesc<1xi64, #shared, mutable>
@@ -241,7 +242,8 @@ def TileNvidia_AsyncTmaCopyGlobalToLocalOp
     MemoryEffects<[MemRead, MemWrite<TileNvidia_SharedMemory>]>]> {
   let summary = "copy a box of a tensor map into shared memory (TMA)";
   let description = [{
-    Where `pred` holds (one thread), starts the tensor memory accelerator
+    Where `pred` (the same in every thread) holds, one thread of the
+    program starts the tensor memory accelerator
     copying the box at `coords` (one i32 per dimension, outermost first)
     of the tensor map `desc` (the address of a CUtensorMap) into `result`,
     whose shape is the box and whose layout is the map's swizzle. Elements
