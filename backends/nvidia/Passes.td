@@ -156,7 +156,7 @@ def TileNvidiaLowerBulkCopiesPass
     cuTensorMapEncodeTiled (the arguments holding base, shape and strides,
     or constants; the box, at most the swizzle's bytes wide, the element
     type, the swizzle and the padding). One argument serves each descriptor
-    and box.
+    and box. Descriptors nothing reads any more are erased.
   }];
   let dependentDialects = ["::mlir::tile::nvidia::TileNvidiaDialect",
                            "::mlir::arith::ArithDialect"];

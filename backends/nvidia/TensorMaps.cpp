@@ -362,6 +362,11 @@ struct TileNvidiaLowerBulkCopiesPass
     for (DescriptorLoadOp load : loads)
       if (failed(lower(load)))
         return signalPassFailure();
+    // The descriptors now live in their tensor maps.
+    getOperation()->walk([](MakeTensorDescriptorOp op) {
+      if (op->use_empty())
+        op->erase();
+    });
   }
 
   LogicalResult lower(DescriptorLoadOp load) {

@@ -54,6 +54,23 @@ def matmul_desc(a_desc, b_desc, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constex
 
 
 @triton.jit
+def matmul_in_kernel_desc(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                          BK: tl.constexpr):
+    """C = A @ B through descriptors made in the kernel (tutorial 09's form);
+    C through pointers."""
+    a_desc = tl.make_tensor_descriptor(a_ptr, [M, K], [K, 1], [BM, BK])
+    b_desc = tl.make_tensor_descriptor(b_ptr, [K, N], [N, 1], [BK, BN])
+    pm = tl.program_id(0) * BM
+    pn = tl.program_id(1) * BN
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(a_desc.load([pm, k * BK]), b_desc.load([k * BK, pn]), acc)
+    rows = pm + tl.arange(0, BM)[:, None]
+    cols = pn + tl.arange(0, BN)[None, :]
+    tl.store(c_ptr + rows * N + cols, acc, mask=(rows < M) & (cols < N))
+
+
+@triton.jit
 def matmul_block_ptr(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
                      stride_cm, stride_cn, BM: tl.constexpr, BN: tl.constexpr,
                      BK: tl.constexpr):
@@ -144,6 +161,57 @@ def test_matmul_through_descriptors(device, rng, M, N, K):
         c, M, N, K, BM, BN, BK)
     np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-2,
                                atol=1e-2)
+
+
+# Blocks and warps that Hopper's wgmma computes: on sm_90a the descriptor
+# loads become TMA copies, pipelined; blocks past the end read zeros.
+@pytest.mark.parametrize("M,N,K,BM,BN,BK,warps,stages",
+                         [(128, 128, 64, 128, 64, 32, 4, 3), (200, 144, 80, 128, 128, 64, 8, 3),
+                          (256, 64, 320, 64, 64, 64, 4, 4), (130, 80, 48, 64, 256, 32, 4, 2),
+                          (64, 96, 16, 64, 32, 64, 4, 1)])
+def test_matmul_through_bulk_copies(device, rng, M, N, K, BM, BN, BK, warps, stages):
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    expected = a.astype(np.float64) @ b.astype(np.float64)
+    grid = (triton.cdiv(M, BM), triton.cdiv(N, BN))
+    c = np.zeros((M, N), np.float32)
+    matmul_desc[grid](TensorDescriptor.from_tensor(a, [BM, BK]),
+                      TensorDescriptor.from_tensor(b, [BK, BN]), c, M, N, K, BM, BN, BK,
+                      num_warps=warps, num_stages=stages)
+    np.testing.assert_allclose(c, expected, rtol=1e-2, atol=1e-2)
+    c = np.zeros((M, N), np.float32)
+    matmul_in_kernel_desc[grid](a, b, c, M, N, K, BM, BN, BK, num_warps=warps,
+                                num_stages=stages)
+    np.testing.assert_allclose(c, expected, rtol=1e-2, atol=1e-2)
+
+
+def test_bulk_copies_on_hopper():
+    """On sm_90a the loads of matmul_desc are TMA copies: the kernel takes a
+    tensor map per descriptor after its parameters (encoded at launch from
+    the arguments named), B's 128-column block in two 64-column boxes (the
+    128-byte swizzle); not before sm_90a, nor for AOT launchers."""
+    a = np.zeros((256, 128), np.float16)
+    b = np.zeros((128, 256), np.float16)
+    c = np.zeros((256, 256), np.float32)
+    compiled = matmul_desc.warmup(TensorDescriptor.from_tensor(a, [128, 64]),
+                                  TensorDescriptor.from_tensor(b, [64, 128]), c, 256, 256, 128,
+                                  BM=128, BN=128, BK=64, num_warps=8)
+    binary = compiled.compile_for("cuda:90")
+    assert binary.tensor_maps == [
+        "base=arg0 shape=arg1/32,arg2/32 strides=arg3/64 box=128,64 dtype=fp16 swizzle=128 nan=0",
+        "base=arg4 shape=arg5/32,arg6/32 strides=arg7/64 box=64,64 dtype=fp16 swizzle=128 nan=0"]
+    ptx = compiled.asm["ptx"]
+    assert ptx.count(".param .align 64 .b8") == 2
+    assert "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier" in ptx
+    assert "mbarrier.try_wait.parity" in ptx
+    assert "tile.bulk_copy" not in binary.tile_layout
+    assert compiled.binary_for("cuda:80").tensor_maps == []
+    assert compiled.binary_for("cuda:90", bulk_copies=False).tensor_maps == []
+    in_kernel = matmul_in_kernel_desc.warmup(a, b, c, 256, 256, 128, BM=128, BN=128, BK=64,
+                                             num_warps=8)
+    assert in_kernel.binary_for("cuda:90").tensor_maps == [
+        "base=arg0 shape=arg3/32,arg5/32 strides=arg5/32 box=128,64 dtype=fp16 swizzle=128 nan=0",
+        "base=arg1 shape=arg5/32,arg4/32 strides=arg4/32 box=64,64 dtype=fp16 swizzle=128 nan=0"]
 
 
 def test_descriptor_specialisation(device):

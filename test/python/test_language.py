@@ -492,3 +492,23 @@ def test_plain_python_functions_see_constexpr_values(device):
     x = np.zeros(8, np.int32)
     python_helpers_kernel[(1,)](x, N=8)
     np.testing.assert_array_equal(x, np.full(8, 3))
+
+
+@tessera.jit
+def reverse_through_barrier(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    # Each program writes its block, waits for every thread, then reads it
+    # back reversed (another thread's elements).
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs))
+    tl.debug_barrier()
+    tl.store(x_ptr + offs, tl.load(out_ptr + BLOCK - 1 - offs))
+
+
+def test_debug_barrier(device):
+    x = np.arange(256, dtype=np.float32)
+    out = np.zeros_like(x)
+    compiled = reverse_through_barrier[(1,)](x, out, BLOCK=256)
+    np.testing.assert_array_equal(x, np.arange(256)[::-1])
+    assert "tile.barrier" in compiled.asm["tile"]
+    binary = compiled.compile_for("cuda:80")
+    assert "barrier.sync" in binary.assembly or "bar.sync" in binary.assembly
