@@ -87,11 +87,12 @@ def TileNvidiaFenceAsyncSharedPass
 
 def TileNvidiaSelectBulkCopiesPass
     : Pass<"tile-nvidia-select-bulk-copies", "::mlir::ModuleOp"> {
-  let summary = "mark the descriptor loads TMA copies (before layouts)";
+  let summary = "mark the descriptor accesses TMA copies (before layouts)";
   let description = [{
     On compute capability 90 (sm_90a), marks `tile.bulk_copy` each
-    `tile.descriptor_load` whose block the tensor memory accelerator copies
-    and a wgmma reads in place, so that tile-lower-descriptors leaves it:
+    `tile.descriptor_store`, and each `tile.descriptor_load` a wgmma reads
+    in place, whose block the tensor memory accelerator copies, so that
+    tile-lower-descriptors leaves it:
 
     - the descriptor is made in the kernel from what the host knows at
       launch: the base, a kernel argument divisible by 16 bytes; shape
@@ -99,7 +100,7 @@ def TileNvidiaSelectBulkCopiesPass
       casts), each stride but the last (1) a multiple of 16 bytes;
     - two dimensions, each at most 256, of 8-, 16- or 32-bit elements with
       at least 32 bytes along the last (the swizzle of the buffer);
-    - the block is an operand A or B of `tile.dot`s, directly or through
+    - a loaded block is an operand A or B of `tile.dot`s, directly or through
       one `tile.trans`, that wgmma will compute: M a multiple of 64,
       `num-warps` a multiple of 4, fp32 only as tf32, not chained to
       another dot (attention stays on mma.sync); 8- and 32-bit operands
@@ -142,13 +143,17 @@ def TileNvidiaPipelinePass
 
 def TileNvidiaLowerBulkCopiesPass
     : Pass<"tile-nvidia-lower-bulk-copies", "::mlir::ModuleOp"> {
-  let summary = "copy the remaining marked descriptor loads with TMA, waiting";
+  let summary = "copy the remaining marked descriptor accesses with TMA, waiting";
   let description = [{
     Each `tile.descriptor_load` still marked `tile.bulk_copy` (not
     pipelined) becomes one TMA copy into a buffer of its own, in the
     widest-swizzle `#tile.nvmma_shared` layout, counted on a barrier of its
     own that every thread waits for, and a `tile.local_load` of it into
-    the load's layout.
+    the load's layout. Each marked `tile.descriptor_store` becomes a
+    `tile.local_alloc` of the block in that layout, a
+    `tile_nvidia.fence_async_shared`, one TMA store and a
+    `tile_nvidia.async_tma_store_wait {pendings = 0}` before the buffer is
+    released (elements outside the tensor are not written).
 
     A descriptor TMA copies is passed as a kernel argument added at the end
     (`!tile.ptr<i8, 0>`, the address of a 128-byte by-value parameter) with

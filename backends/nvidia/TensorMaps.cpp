@@ -84,10 +84,10 @@ StringRef dtypeName(Type element) {
   return "";
 }
 
-/// The descriptor of `load` where the host can encode its tensor map.
-MakeTensorDescriptorOp mappableDescriptor(DescriptorLoadOp load) {
-  auto desc = load.getDesc().getDefiningOp<MakeTensorDescriptorOp>();
-  auto func = load->getParentOfType<func::FuncOp>();
+/// The descriptor `value` where the host can encode its tensor map.
+MakeTensorDescriptorOp mappableDescriptor(Value value) {
+  auto desc = value.getDefiningOp<MakeTensorDescriptorOp>();
+  auto func = desc ? desc->getParentOfType<func::FuncOp>() : func::FuncOp();
   if (!desc || !func)
     return {};
   std::optional<HostValue> base = hostValue(desc.getBase());
@@ -122,11 +122,12 @@ NVMMASharedLayoutAttr bulkLayout(RankedTensorType block) {
   return {};
 }
 
-/// Whether a TMA copy of `load`'s block can fill a buffer of `encoding`.
-bool canCopyInto(DescriptorLoadOp load, Attribute encoding) {
+/// Whether TMA copies blocks of descriptor `desc` between global memory
+/// and a buffer of `encoding`.
+bool canCopyInto(Value desc, Attribute encoding) {
   auto layout = dyn_cast<NVMMASharedLayoutAttr>(encoding);
-  RankedTensorType block = load.getType();
-  return layout && mappableDescriptor(load) && block.getRank() == 2 &&
+  RankedTensorType block = cast<TensorDescType>(desc.getType()).getBlockType();
+  return layout && mappableDescriptor(desc) && block.getRank() == 2 &&
          !layout.getTransposed() && layout.getSwizzlingByteWidth() >= 32 &&
          layout.getElementBitWidth() == block.getElementTypeBitWidth() &&
          (block.getShape().back() * block.getElementTypeBitWidth() / 8) %
@@ -134,15 +135,14 @@ bool canCopyInto(DescriptorLoadOp load, Attribute encoding) {
              0;
 }
 
-/// The kernel argument holding the tensor map of `load`'s descriptor for
+/// The kernel argument holding the tensor map of descriptor `value` for
 /// boxes of a buffer of `layout` (added at the end of the kernel's
 /// arguments the first time).
-Value tensorMap(DescriptorLoadOp load, NVMMASharedLayoutAttr layout) {
-  auto desc = load.getDesc().getDefiningOp<MakeTensorDescriptorOp>();
-  auto func = load->getParentOfType<func::FuncOp>();
-  MLIRContext *context = load.getContext();
-  Builder b(context);
-  RankedTensorType block = load.getType();
+Value tensorMap(Value value, NVMMASharedLayoutAttr layout) {
+  auto desc = value.getDefiningOp<MakeTensorDescriptorOp>();
+  auto func = desc->getParentOfType<func::FuncOp>();
+  Builder b(desc.getContext());
+  RankedTensorType block = desc.getType().getBlockType();
   unsigned bits = block.getElementTypeBitWidth();
   SmallVector<int64_t> box(block.getShape());
   box.back() = std::min<int64_t>(
@@ -213,7 +213,7 @@ Value constantIndex(OpBuilder &b, Location loc, int64_t i) {
 class TmaCopies : public BulkCopies {
 public:
   bool canCopy(DescriptorLoadOp load, Attribute encoding) const override {
-    return canCopyInto(load, encoding);
+    return canCopyInto(load.getDesc(), encoding);
   }
 
   Value track(OpBuilder &b, Location loc, unsigned count) const override {
@@ -248,7 +248,8 @@ public:
       auto layout = cast<NVMMASharedLayoutAttr>(
           cast<MemDescType>(view.getType()).getEncoding());
       made.push_back(AsyncTmaCopyGlobalToLocalOp::create(
-          b, loc, tensorMap(load, layout), load.getIndices(), view, barrier,
+          b, loc, tensorMap(load.getDesc(), layout), load.getIndices(), view,
+          barrier,
           yes));
     }
   }
@@ -325,16 +326,27 @@ struct TileNvidiaSelectBulkCopiesPass
   void runOnOperation() override {
     if (computeCapability != 90)
       return;
-    getOperation()->walk([&](DescriptorLoadOp load) {
-      RankedTensorType block = load.getType();
+    // Blocks TMA copies: two dimensions of at most 256, rows of 32 bytes or
+    // more.
+    auto copyable = [](Value desc) {
+      RankedTensorType block =
+          cast<TensorDescType>(desc.getType()).getBlockType();
       NVMMASharedLayoutAttr layout = bulkLayout(block);
-      if (block.getRank() == 2 && layout &&
-          !dtypeName(block.getElementType()).empty() &&
-          llvm::all_of(block.getShape(),
-                       [](int64_t size) { return size <= 256; }) &&
-          canCopyInto(load, layout) &&
-          feedsWarpgroupDots(load.getResult(), false, numWarps))
-        load->setAttr(kBulkCopyAttr, UnitAttr::get(&getContext()));
+      return block.getRank() == 2 && layout &&
+             !dtypeName(block.getElementType()).empty() &&
+             llvm::all_of(block.getShape(),
+                          [](int64_t size) { return size <= 256; }) &&
+             canCopyInto(desc, layout);
+    };
+    getOperation()->walk([&](Operation *op) {
+      bool bulk = false;
+      if (auto load = dyn_cast<DescriptorLoadOp>(op))
+        bulk = copyable(load.getDesc()) &&
+               feedsWarpgroupDots(load.getResult(), false, numWarps);
+      else if (auto store = dyn_cast<DescriptorStoreOp>(op))
+        bulk = copyable(store.getDesc());
+      if (bulk)
+        op->setAttr(kBulkCopyAttr, UnitAttr::get(&getContext()));
     });
   }
 };
@@ -354,14 +366,19 @@ struct TileNvidiaLowerBulkCopiesPass
     : public mlir::tile::impl::TileNvidiaLowerBulkCopiesPassBase<
           TileNvidiaLowerBulkCopiesPass> {
   void runOnOperation() override {
-    SmallVector<DescriptorLoadOp> loads;
-    getOperation()->walk([&](DescriptorLoadOp load) {
-      if (load->hasAttr(kBulkCopyAttr))
-        loads.push_back(load);
+    SmallVector<Operation *> accesses;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<DescriptorLoadOp, DescriptorStoreOp>(op) &&
+          op->hasAttr(kBulkCopyAttr))
+        accesses.push_back(op);
     });
-    for (DescriptorLoadOp load : loads)
-      if (failed(lower(load)))
+    for (Operation *op : accesses) {
+      LogicalResult lowered = isa<DescriptorLoadOp>(op)
+                                  ? lower(cast<DescriptorLoadOp>(op))
+                                  : lower(cast<DescriptorStoreOp>(op));
+      if (failed(lowered))
         return signalPassFailure();
+    }
     // The descriptors now live in their tensor maps.
     getOperation()->walk([](MakeTensorDescriptorOp op) {
       if (op->use_empty())
@@ -369,14 +386,50 @@ struct TileNvidiaLowerBulkCopiesPass
     });
   }
 
+  /// The tensor map of `op`'s descriptor for boxes of its whole block.
+  FailureOr<std::pair<Value, NVMMASharedLayoutAttr>>
+  wholeBlockMap(Operation *op, Value desc) {
+    RankedTensorType block =
+        cast<TensorDescType>(desc.getType()).getBlockType();
+    NVMMASharedLayoutAttr layout = bulkLayout(block);
+    if (!layout || !canCopyInto(desc, layout))
+      return op->emitOpError("is marked for a TMA copy it cannot have");
+    Value map = tensorMap(desc, layout);
+    if (!map)
+      return op->emitOpError("its tensor map cannot be passed to the kernel");
+    return std::pair(map, layout);
+  }
+
+  /// A TMA store: the block stored to a buffer, fenced for the async proxy
+  /// (which waits for every thread), copied by one thread, and read out
+  /// before the buffer is released.
+  LogicalResult lower(DescriptorStoreOp store) {
+    auto mapped = wholeBlockMap(store, store.getDesc());
+    if (failed(mapped))
+      return failure();
+    auto [map, layout] = *mapped;
+    OpBuilder b(store);
+    Location loc = store.getLoc();
+    auto block = cast<RankedTensorType>(store.getValue().getType());
+    Value buffer = LocalAllocOp::create(
+        b, loc, MemDescType::get(block.getShape(), block.getElementType(),
+                                 layout),
+        store.getValue());
+    FenceAsyncSharedOp::create(b, loc);
+    AsyncTmaCopyLocalToGlobalOp::create(b, loc, map, store.getIndices(),
+                                        buffer);
+    AsyncTmaStoreWaitOp::create(b, loc, 0);
+    LocalDeallocOp::create(b, loc, buffer);
+    store.erase();
+    return success();
+  }
+
   LogicalResult lower(DescriptorLoadOp load) {
     RankedTensorType block = load.getType();
-    NVMMASharedLayoutAttr layout = bulkLayout(block);
-    if (!layout || !canCopyInto(load, layout))
-      return load.emitOpError("is marked for a TMA copy it cannot have");
-    Value map = tensorMap(load, layout);
-    if (!map)
-      return load.emitOpError("its tensor map cannot be passed to the kernel");
+    auto mapped = wholeBlockMap(load, load.getDesc());
+    if (failed(mapped))
+      return failure();
+    auto [map, layout] = *mapped;
     OpBuilder b(load);
     Location loc = load.getLoc();
     MLIRContext *context = load.getContext();

@@ -186,10 +186,11 @@ def test_matmul_through_bulk_copies(device, rng, M, N, K, BM, BN, BK, warps, sta
 
 
 def test_bulk_copies_on_hopper():
-    """On sm_90a the loads of matmul_desc are TMA copies: the kernel takes a
-    tensor map per descriptor after its parameters (encoded at launch from
-    the arguments named), B's 128-column block in two 64-column boxes (the
-    128-byte swizzle); not before sm_90a, nor for AOT launchers."""
+    """On sm_90a the loads and the store of matmul_desc are TMA copies: the
+    kernel takes a tensor map per descriptor after its parameters (encoded
+    at launch from the arguments named), B's 128-column block in two
+    64-column boxes (the 128-byte swizzle), C's (fp32) in four; not before
+    sm_90a, nor for AOT launchers."""
     a = np.zeros((256, 128), np.float16)
     b = np.zeros((128, 256), np.float16)
     c = np.zeros((256, 256), np.float32)
@@ -199,10 +200,13 @@ def test_bulk_copies_on_hopper():
     binary = compiled.compile_for("cuda:90")
     assert binary.tensor_maps == [
         "base=arg0 shape=arg1/32,arg2/32 strides=arg3/64 box=128,64 dtype=fp16 swizzle=128 nan=0",
-        "base=arg4 shape=arg5/32,arg6/32 strides=arg7/64 box=64,64 dtype=fp16 swizzle=128 nan=0"]
+        "base=arg4 shape=arg5/32,arg6/32 strides=arg7/64 box=64,64 dtype=fp16 swizzle=128 nan=0",
+        "base=arg8 shape=arg9/32,arg10/32 strides=arg10/32 box=128,32 dtype=fp32 swizzle=128 "
+        "nan=0"]
     ptx = compiled.asm["ptx"]
-    assert ptx.count(".param .align 64 .b8") == 2
+    assert ptx.count(".param .align 64 .b8") == 3
     assert "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier" in ptx
+    assert ptx.count("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group") == 4
     assert "mbarrier.try_wait.parity" in ptx
     assert "tile.bulk_copy" not in binary.tile_layout
     assert compiled.binary_for("cuda:80").tensor_maps == []
