@@ -19,6 +19,7 @@
 
 #include "runtime/Driver.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 
@@ -47,7 +48,7 @@ public:
       else if (key == "dtype")
         request.dtype = value;
       else if (key == "swizzle")
-        request.swizzle = std::stoul(value);
+        ok &= parseNumber(value, request.swizzle);
       else if (key == "nan")
         request.nanPadding = value == "1";
     }
@@ -80,6 +81,12 @@ private:
     unsigned bits = 64;
     uint64_t value = 0;
   };
+
+  static bool parseNumber(const std::string &text, unsigned &out) {
+    char *end = nullptr;
+    out = std::strtoul(text.c_str(), &end, 10);
+    return !text.empty() && !*end;
+  }
 
   static bool parseList(const std::string &text, std::vector<Source> &out) {
     std::istringstream in(text);

@@ -124,6 +124,21 @@ def test_host_descriptor_copy(device, rng):
     np.testing.assert_array_equal(y, 2 * x)
 
 
+@pytest.mark.parametrize("BN", [16, 32, 64, 128])
+def test_descriptor_store_swizzles(device, rng, BN):
+    """fp16 rows of 32, 64, 128 and 256 bytes: on sm_90a stores through TMA
+    in each swizzle (two boxes for 256); overhanging blocks write nothing
+    past the tensor, here the columns of the array beyond it."""
+    M, N, wide = 72, 208, 256
+    x = rng.standard_normal((M, wide)).astype(np.float16)
+    y = np.full((M, wide), -1, np.float16)
+    scale_desc[(triton.cdiv(M, 32), triton.cdiv(N, BN))](
+        TensorDescriptor(x, [M, N], [wide, 1], [32, BN]),
+        TensorDescriptor(y, [M, N], [wide, 1], [32, BN]), 32, BN)
+    np.testing.assert_array_equal(y[:, :N], 2 * x[:, :N])
+    np.testing.assert_array_equal(y[:, N:], -1)
+
+
 @pytest.mark.parametrize("padding", ["zero", "nan"])
 @pytest.mark.parametrize("row,col", [(0, 0), (40, 56), (-8, -16), (60, 0)])
 def test_descriptor_padding(device, rng, padding, row, col):
@@ -164,11 +179,12 @@ def test_matmul_through_descriptors(device, rng, M, N, K):
 
 
 # Blocks and warps that Hopper's wgmma computes: on sm_90a the descriptor
-# loads become TMA copies, pipelined; blocks past the end read zeros.
+# loads become TMA copies, pipelined, in every swizzle (rows of 32, 64, 128
+# bytes and wider); blocks past the end read zeros.
 @pytest.mark.parametrize("M,N,K,BM,BN,BK,warps,stages",
                          [(128, 128, 64, 128, 64, 32, 4, 3), (200, 144, 80, 128, 128, 64, 8, 3),
                           (256, 64, 320, 64, 64, 64, 4, 4), (130, 80, 48, 64, 256, 32, 4, 2),
-                          (64, 96, 16, 64, 32, 64, 4, 1)])
+                          (64, 96, 16, 64, 32, 64, 4, 1), (192, 48, 96, 64, 16, 16, 4, 3)])
 def test_matmul_through_bulk_copies(device, rng, M, N, K, BM, BN, BK, warps, stages):
     a = rng.standard_normal((M, K)).astype(np.float16)
     b = rng.standard_normal((K, N)).astype(np.float16)
