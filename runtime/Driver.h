@@ -54,6 +54,13 @@ struct TensorMapRequest {
   unsigned swizzle = 0;
   /// Elements outside the tensor read as NaN (else zero).
   bool nanPadding = false;
+
+  bool operator==(const TensorMapRequest &other) const {
+    return dtype == other.dtype && address == other.address &&
+           shape == other.shape && strides == other.strides &&
+           box == other.box && swizzle == other.swizzle &&
+           nanPadding == other.nanPadding;
+  }
 };
 
 /// A tensor map, as kernels take it (by value).

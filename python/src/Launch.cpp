@@ -44,12 +44,18 @@ void GpuKernel::launch(std::array<unsigned, 3> grid, void **args,
                    reinterpret_cast<void *>(stream));
     return;
   }
-  std::vector<runtime::TensorMap> maps;
-  maps.reserve(tensorMaps.size());
+  // Launches from several threads take turns with the last maps.
+  std::lock_guard<std::mutex> lock(mapsMutex);
+  lastRequests.resize(tensorMaps.size());
+  lastMaps.resize(tensorMaps.size());
   std::vector<void *> all(args, args + parameters);
-  for (const runtime::TensorMapSpec &spec : tensorMaps) {
-    maps.push_back(driver.encodeTensorMap(spec.requestFor(args)));
-    all.push_back(&maps.back());
+  for (size_t i = 0; i < tensorMaps.size(); ++i) {
+    runtime::TensorMapRequest request = tensorMaps[i].requestFor(args);
+    if (!(request == lastRequests[i])) {
+      lastMaps[i] = driver.encodeTensorMap(request);
+      lastRequests[i] = std::move(request);
+    }
+    all.push_back(&lastMaps[i]);
   }
   kernel->launch(grid, threadsPerBlock, sharedBytes, all.data(),
                  reinterpret_cast<void *>(stream));

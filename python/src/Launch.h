@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@ class Kernel;
 class Module;
 class TensorMapSpec;
 struct TensorMap;
+struct TensorMapRequest;
 } // namespace mlir::tile::runtime
 
 /// A kernel loaded on the driver's current device, with what its launches
@@ -41,6 +43,11 @@ private:
   std::unique_ptr<mlir::tile::runtime::Kernel> kernel;
   unsigned threadsPerBlock, sharedBytes, parameters;
   std::vector<mlir::tile::runtime::TensorMapSpec> tensorMaps;
+  /// The tensor maps of the last launch and what they encode: encoding
+  /// takes microseconds, and launches repeat their arguments.
+  std::vector<mlir::tile::runtime::TensorMapRequest> lastRequests;
+  std::vector<mlir::tile::runtime::TensorMap> lastMaps;
+  std::mutex mapsMutex;
 };
 
 /// Binds GpuKernel and Launcher (the launch path of @jit functions).
