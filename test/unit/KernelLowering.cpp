@@ -3,11 +3,16 @@
 #include "test/unit/KernelLowering.h"
 
 #include "backends/Backend.h"
+#include "backends/Compiler.h"
 #include "ir/Tile/KernelDialects.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include "gtest/gtest.h"
 
@@ -42,6 +47,35 @@ void tessera::test::lowerKernel(llvm::StringRef spec, const std::string &source,
   out.kernel = out.module->getFunction("kernel");
   ASSERT_NE(out.kernel, nullptr);
   out.warpSize = target.warpSize;
+}
+
+void tessera::test::compileToLLVM(llvm::StringRef spec,
+                                  const std::string &source, unsigned warps,
+                                  LoweredKernel &out, unsigned stages) {
+  CompileOptions options;
+  options.numWarps = warps;
+  options.numStages = stages;
+  CompiledKernel compiled;
+  try {
+    compiled = compileKernel(source, spec.str(), options);
+  } catch (const StageError &error) {
+    FAIL() << error.what() << "\n" << source;
+  }
+  out.context = std::make_unique<llvm::LLVMContext>();
+  llvm::SMDiagnostic diagnostic;
+  out.module =
+      llvm::parseAssemblyString(compiled.llvmIR, diagnostic, *out.context);
+  if (!out.module) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    diagnostic.print("kernel.ll", os);
+    FAIL() << text;
+  }
+  out.kernel = out.module->getFunction(compiled.name);
+  ASSERT_NE(out.kernel, nullptr);
+  out.warpSize = compiled.warpSize;
+  out.tensorMaps = compiled.tensorMaps;
+  out.sharedBytes = compiled.sharedBytes;
 }
 
 std::string tessera::test::replaceAll(std::string text, llvm::StringRef from,

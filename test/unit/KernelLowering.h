@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace tessera::test {
 
@@ -18,6 +19,11 @@ struct LoweredKernel {
   std::unique_ptr<llvm::Module> module;
   llvm::Function *kernel = nullptr;
   unsigned warpSize = 32;
+  /// The tensor maps the kernel takes after its parameters, described as
+  /// runtime/TensorMaps.h reads them, and the dynamic shared memory it
+  /// needs (compileToLLVM only).
+  std::vector<std::string> tensorMaps;
+  unsigned sharedBytes = 0;
 };
 
 /// Lowers the tile IR `source` (a function @kernel) for the target `spec`
@@ -26,6 +32,13 @@ struct LoweredKernel {
 /// a failure is a fatal failure of the running test.
 void lowerKernel(llvm::StringRef spec, const std::string &source,
                  unsigned warps, LoweredKernel &out, unsigned stages = 3);
+
+/// Compiles the tile IR `source` (a function @kernel) for `spec` as
+/// tessera-compile does (mlir::tile::compileKernel: the LLVM IR the code
+/// generator is left with, and the tensor maps' descriptions), and parses
+/// that IR into `out`; a failure is a fatal failure of the running test.
+void compileToLLVM(llvm::StringRef spec, const std::string &source,
+                   unsigned warps, LoweredKernel &out, unsigned stages = 3);
 
 /// `text` with every `from` replaced by `to`.
 std::string replaceAll(std::string text, llvm::StringRef from,

@@ -6,6 +6,7 @@
 #include "llvm/ADT/APSInt.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/IR/Constants.h"
@@ -60,8 +61,8 @@ APFloat toFloat(Type *type, const APInt &bits) {
   return APFloat(type->getScalarType()->getFltSemantics(), bits);
 }
 
-/// Where a lane waits for others.
-enum class Wait { none, warp, warpgroup, workgroup, done };
+/// Where a lane waits for others (`mbarrier`: for a barrier's phase).
+enum class Wait { none, warp, warpgroup, workgroup, mbarrier, done };
 
 /// A cp.async a thread has issued: `bytes` bytes to shared memory at `to`,
 /// the first `sourceBytes` of them read from `from`, the rest zeros.
@@ -72,16 +73,50 @@ struct AsyncCopy {
   unsigned sourceBytes;
 };
 
+/// The 16-byte chunks of shared memory that operations in flight read, as
+/// groups: those issued since the last commit, then the committed ones not
+/// yet retired by a wait, oldest first.
+struct ReadGroups {
+  SmallVector<uint64_t> uncommitted;
+  std::deque<SmallVector<uint64_t>> committed;
+};
+
 struct Lane {
   unsigned id = 0;
   const BasicBlock *block = nullptr;
   BasicBlock::const_iterator next;
   DenseMap<const Value *, Bits> values;
   Wait wait = Wait::none;
+  /// The mbarrier (its shared address) and phase parity a lane waiting
+  /// with Wait::mbarrier waits for.
+  uint64_t barrier = 0;
+  unsigned parity = 0;
   /// cp.async copies issued since the last commit_group.
   SmallVector<AsyncCopy> uncommitted;
   /// Committed groups not yet retired by a wait, oldest first.
   std::deque<SmallVector<AsyncCopy>> groups;
+  /// The sources of the TMA stores the lane issued (bulk groups).
+  ReadGroups bulkReads;
+};
+
+/// A TMA copy in flight: its box, read from global memory at issue, to land
+/// densely at `to`, its 16-byte chunks swizzled by `swizzle` bytes.
+struct BulkCopy {
+  uint64_t to;
+  unsigned swizzle;
+  std::vector<uint8_t> bytes;
+};
+
+/// An mbarrier's state; the shared word it lives in is not used.
+struct MBarrier {
+  /// Arrivals each phase awaits, and those the current phase still does.
+  unsigned count = 0, pending = 0;
+  /// Transaction bytes expected and not yet brought by a copy.
+  int64_t tx = 0;
+  /// The current (incomplete) phase's parity.
+  unsigned phase = 0;
+  /// TMA copies counted on the current phase that have not landed.
+  SmallVector<BulkCopy, 4> copies;
 };
 
 struct Buffer {
@@ -89,9 +124,21 @@ struct Buffer {
   uint64_t end;
 };
 
+/// `offset` (in a shared variable, whose start is 1024-byte aligned) as a
+/// swizzle of `swizzle` bytes (32, 64 or 128; 0 for none) places it: the
+/// 16-byte chunk's index within each row of that many bytes is XORed with
+/// the row's index modulo 8 (address bits 4-6 with 7-9 for 128 bytes, 4-5
+/// with 7-8 for 64, 4 with 7 for 32). wgmma and TMA agree on it.
+uint64_t swizzled(uint64_t offset, uint64_t swizzle) {
+  if (!swizzle)
+    return offset;
+  uint64_t mask = swizzle / 16 - 1;
+  return offset ^ (((offset >> 7) & mask) << 4);
+}
+
 /// A shared variable's bytes, starting on a 1024-byte boundary as the GPU's
-/// shared window does (wgmma swizzles by address bits 4-9), filled with
-/// 0xcd.
+/// shared window does (wgmma and TMA swizzle by address bits 4-9), filled
+/// with 0xcd.
 class SharedBytes {
 public:
   explicit SharedBytes(size_t bytes) : storage(bytes + 1024, 0xcd), bytes(bytes) {
@@ -106,6 +153,78 @@ private:
   std::vector<uint8_t> storage;
   size_t bytes, offset;
 };
+
+/// Per byte of each shared variable, how many operations in flight touch
+/// it (write it: cp.async, TMA copies; or read it: wgmma, TMA stores).
+class ByteCounts {
+public:
+  void addVariable(const SharedBytes &storage) {
+    variables.push_back({reinterpret_cast<uint64_t>(storage.data()),
+                         std::vector<uint32_t>(storage.size(), 0)});
+  }
+
+  void clear() {
+    for (auto &[begin, counts] : variables)
+      llvm::fill(counts, 0);
+    total = 0;
+  }
+
+  /// Adds `delta` to each of `bytes` bytes at `address`.
+  void add(uint64_t address, uint64_t bytes, int delta) {
+    for (auto &[begin, counts] : variables) {
+      if (address < begin || address + bytes > begin + counts.size())
+        continue;
+      for (uint64_t i = 0; i < bytes; ++i)
+        counts[address - begin + i] += delta;
+    }
+    total += delta;
+  }
+
+  /// Whether one of `bytes` bytes at `address` is touched.
+  bool any(uint64_t address, uint64_t bytes) const {
+    if (!total)
+      return false;
+    for (const auto &[begin, counts] : variables) {
+      uint64_t first = std::max(address, begin);
+      uint64_t last = std::min(address + bytes, begin + counts.size());
+      for (uint64_t at = first; at < last; ++at)
+        if (counts[at - begin])
+          return true;
+    }
+    return false;
+  }
+
+private:
+  std::vector<std::pair<uint64_t, std::vector<uint32_t>>> variables;
+  int64_t total = 0;
+};
+
+/// The number in `text` after `marker` (up to a ';'), if any.
+std::optional<uint64_t> immediateAfter(StringRef text, StringRef marker) {
+  size_t at = text.find(marker);
+  uint64_t value;
+  if (at == StringRef::npos ||
+      text.substr(at + marker.size()).take_until([](char c) {
+            return c == ';';
+          }).trim().getAsInteger(10, value))
+    return std::nullopt;
+  return value;
+}
+
+/// The operand numbers `$n` in `text`, in order ("[$2, {$5, $4}]" gives 2,
+/// 5, 4).
+SmallVector<unsigned> operandNumbers(StringRef text) {
+  SmallVector<unsigned> numbers;
+  for (size_t at = text.find('$'); at != StringRef::npos;
+       at = text.find('$', at + 1)) {
+    unsigned n;
+    if (!text.substr(at + 1)
+             .take_while([](char c) { return isDigit(c); })
+             .getAsInteger(10, n))
+      numbers.push_back(n);
+  }
+  return numbers;
+}
 
 /// Bits of a PTX element type of mma.sync; 0 for one it does not know.
 unsigned typeBits(StringRef type) {
@@ -281,10 +400,13 @@ public:
     for (GlobalVariable &global : kernel.getParent()->globals()) {
       if (global.getAddressSpace() != 3)
         continue;
-      // Dynamic shared memory (a zero-sized array) gets what a GPU gives.
+      // Dynamic shared memory (a zero-sized array) gets what the launch
+      // asks for.
       uint64_t bytes = layout.getTypeAllocSize(global.getValueType());
-      auto &storage = shared.emplace_back(bytes ? bytes : 64 * 1024);
-      inFlight.emplace_back(storage.size(), 0);
+      auto &storage =
+          shared.emplace_back(bytes ? bytes : group.dynamicSharedBytes);
+      for (ByteCounts *counts : {&asyncWrites, &bulkWrites, &asyncReads})
+        counts->addVariable(storage);
       addBuffer(storage.data(), storage.size());
       globals[&global] = reinterpret_cast<uint64_t>(storage.data());
     }
@@ -301,9 +423,10 @@ public:
                   " arguments, not " + Twine(args.size()));
     this->args.assign(args.begin(), args.end());
     // Copies in flight from an earlier run were dropped with its lanes.
-    for (std::vector<uint32_t> &counts : inFlight)
-      llvm::fill(counts, 0);
-    copiesInFlight = 0;
+    for (ByteCounts *counts : {&asyncWrites, &bulkWrites, &asyncReads})
+      counts->clear();
+    barriers.clear();
+    warpgroupReads.assign((group.numThreads + 127) / 128, ReadGroups());
     lanes.assign(group.numThreads, Lane());
     for (unsigned i = 0; i < lanes.size(); ++i) {
       lanes[i].id = i;
@@ -335,10 +458,26 @@ public:
           return error;
         exchanged = true;
       }
+      // Lanes whose mbarrier phase completed go on.
+      for (Lane &lane : lanes) {
+        if (lane.wait != Wait::mbarrier)
+          continue;
+        Expected<bool> done = phaseDone(lane, *lane.next);
+        if (!done)
+          return done.takeError();
+        if (*done) {
+          lane.wait = Wait::none;
+          ++lane.next;
+          exchanged = true;
+        }
+      }
       if (exchanged)
         continue;
       if (llvm::all_of(lanes, [](Lane &l) { return l.wait == Wait::done; }))
         return Error::success();
+      for (Lane &lane : lanes)
+        if (lane.wait == Wait::mbarrier)
+          return neverCompletes(lane);
       if (llvm::any_of(lanes, [](Lane &l) { return l.wait == Wait::done; }))
         return fail("some lanes returned while others wait at a barrier");
       for (Lane &lane : lanes) {
@@ -463,31 +602,41 @@ private:
           value(lane, call.getArgOperand(bAt))[0].getZExtValue() != descB)
         return fail(lane, call, "threads of a warpgroup give different wgmma "
                                 "descriptors to");
+    // The 16-byte chunks of shared memory the operands are read from.
+    SmallVector<uint64_t> chunks;
     // The element (row, col) of a rows x cols operand whose K is `col`
     // (A) or `row` (B), as its descriptor lays it out.
     auto element = [&](uint64_t desc, StringRef type, bool kMajor,
-                       unsigned mn, unsigned kk) -> std::optional<double> {
+                       unsigned mn, unsigned kk,
+                       StringRef operand) -> Expected<double> {
       uint64_t start = (desc & 0x3fff) << 4;
       uint64_t lbo = ((desc >> 16) & 0x3fff) << 4;
       uint64_t sbo = ((desc >> 32) & 0x3fff) << 4;
       unsigned mode = desc >> 62;
       uint64_t swizzle = mode == 1 ? 128 : mode == 2 ? 64 : mode == 3 ? 32 : 0;
+      auto outside = [&] {
+        return fail(first, call, "a wgmma operand " + operand +
+                                     " outside shared memory, or a "
+                                     "descriptor without a swizzle, in");
+      };
       if (!swizzle || shared.empty())
-        return std::nullopt;
+        return outside();
       uint64_t bytes = typeBits(type) / 8, perRow = swizzle / bytes;
       uint64_t offset =
           kMajor ? start + mn / 8 * sbo + mn % 8 * swizzle + kk * bytes
                  : start + mn / perRow * lbo + kk / 8 * sbo + kk % 8 * swizzle +
                        mn % perRow * bytes;
-      uint64_t mask = swizzle / 16 - 1;
-      offset ^= ((offset >> 7) & mask) << 4;
       // The descriptor holds address bits 4-17 of the shared window.
       auto base = reinterpret_cast<uint64_t>(shared.front().data());
-      uint64_t address = (base & ~uint64_t(0x3ffff)) + (offset & 0x3ffff);
+      uint64_t address =
+          (base & ~uint64_t(0x3ffff)) + (swizzled(offset, swizzle) & 0x3ffff);
       if (address < base)
         address += 0x40000;
       if (!inBuffer(address, bytes))
-        return std::nullopt;
+        return outside();
+      if (const char *race = readRace(address, bytes))
+        return fail(first, call, race);
+      chunks.push_back(address & ~uint64_t(15));
       uint32_t raw = 0;
       std::memcpy(&raw, reinterpret_cast<const void *>(address), bytes);
       return decode(type, raw);
@@ -510,22 +659,26 @@ private:
     } else {
       for (unsigned row = 0; row < 64; ++row)
         for (unsigned kk = 0; kk < k; ++kk) {
-          std::optional<double> v = element(descA, aType, !transA, row, kk);
+          Expected<double> v = element(descA, aType, !transA, row, kk, "A");
           if (!v)
-            return fail(first, call, "a wgmma operand A outside shared "
-                                     "memory, or a descriptor without a "
-                                     "swizzle, in");
+            return v.takeError();
           a[row * k + kk] = *v;
         }
     }
     for (unsigned kk = 0; kk < k; ++kk)
       for (unsigned col = 0; col < n; ++col) {
-        std::optional<double> v = element(descB, bType, !transB, col, kk);
+        Expected<double> v = element(descB, bType, !transB, col, kk, "B");
         if (!v)
-          return fail(first, call, "a wgmma operand B outside shared memory, "
-                                   "or a descriptor without a swizzle, in");
+          return v.takeError();
         b[kk * n + col] = *v;
       }
+    // The operands count as read until a wgmma.wait_group retires the
+    // group (the warpgroup's first thread keeps the groups).
+    llvm::sort(chunks);
+    chunks.erase(std::unique(chunks.begin(), chunks.end()), chunks.end());
+    for (uint64_t chunk : chunks)
+      asyncReads.add(chunk, 16, 1);
+    llvm::append_range(warpgroupReads[first.id / 128].uncommitted, chunks);
     bool integer = dType == "s32";
     for (auto [t, lane] : llvm::enumerate(warpgroup)) {
       Bits d;
@@ -671,8 +824,8 @@ private:
           return fail(provider, call, "a row outside shared memory in");
         if (*offset % 16)
           return fail(provider, call, "a row not 16-byte aligned in");
-        if (group.catchInFlightReads && isInFlight(at, 16))
-          return fail(provider, call, kInFlightRead);
+        if (const char *race = readRace(at, 16))
+          return fail(provider, call, race);
         std::memcpy(matrices[i][row].data(), reinterpret_cast<void *>(at), 16);
       }
     }
@@ -929,6 +1082,8 @@ private:
     }
     if (isa<FenceInst>(inst))
       return true;
+    if (auto *freeze = dyn_cast<FreezeInst>(&inst))
+      return set(value(lane, freeze->getOperand(0)));
     if (auto *call = dyn_cast<CallInst>(&inst))
       return callOp(lane, *call);
     return fail(lane, inst, "an instruction the simulator does not know");
@@ -942,8 +1097,8 @@ private:
     uint64_t at = address.getZExtValue();
     if (elementBits(type) % 8 || !inBuffer(at, count * bytes))
       return fail(lane, inst, "an access outside every buffer in");
-    if (group.catchInFlightReads && isInFlight(at, count * bytes))
-      return fail(lane, inst, kInFlightRead);
+    if (const char *race = readRace(at, count * bytes))
+      return fail(lane, inst, race);
     Bits out;
     for (unsigned i = 0; i < count; ++i) {
       uint64_t word = 0;
@@ -959,6 +1114,8 @@ private:
     uint64_t at = address.getZExtValue();
     if (bits % 8 || !inBuffer(at, data.size() * bits / 8))
       return fail(lane, inst, "an access outside every buffer in");
+    if (const char *race = writeRace(at, data.size() * bits / 8))
+      return fail(lane, inst, race);
     for (unsigned i = 0; i < data.size(); ++i) {
       uint64_t word = data[i].getZExtValue();
       std::memcpy(reinterpret_cast<void *>(at + i * bits / 8), &word, bits / 8);
@@ -977,13 +1134,24 @@ private:
       return false;
     }
     if (text.contains("wgmma.wait_group")) {
-      // The products are computed at issue; the wait passes them on.
+      // The products are computed at issue; the wait passes them on, and
+      // the older groups' operands are no longer read.
+      if (lane.id % 128 == 0) {
+        std::optional<uint64_t> keep =
+            immediateAfter(text, "wgmma.wait_group.sync.aligned");
+        if (!keep)
+          return fail(lane, call, "a wgmma.wait_group the simulator does "
+                                  "not know");
+        retireReads(warpgroupReads[lane.id / 128], *keep);
+      }
       Bits values;
       for (const Use &arg : call.args())
         values.push_back(value(lane, arg.get())[0]);
       lane.values[&call] = std::move(values);
       return true;
     }
+    if (text.contains("mbarrier.") || text.contains("cp.async.bulk."))
+      return hopperAsyncOp(lane, call, text);
     bool predicate = !value(lane, call.getArgOperand(0))[0].isZero();
     APInt address = value(lane, call.getArgOperand(1))[0];
     Bits words;
@@ -1177,6 +1345,15 @@ private:
     }
     if (name.consume_front("llvm.nvvm.cp.async."))
       return asyncCopyOp(lane, call, name);
+    if (name.starts_with("llvm.nvvm.wgmma.commit_group")) {
+      // The warpgroup's first thread keeps its groups.
+      if (lane.id % 128 == 0)
+        commit(warpgroupReads[lane.id / 128]);
+      return true;
+    }
+    // A by-value parameter's address, wrapped into the parameter space.
+    if (name.starts_with("llvm.nvvm.internal.addrspace.wrap."))
+      return set(value(lane, call.getArgOperand(0))[0]);
     if (name == "llvm.amdgcn.s.barrier" ||
         name.starts_with("llvm.nvvm.barrier")) {
       lane.wait = Wait::workgroup;
@@ -1184,7 +1361,6 @@ private:
     }
     if (name.starts_with("llvm.assume") || name.starts_with("llvm.lifetime") ||
         name.starts_with("llvm.nvvm.wgmma.fence") ||
-        name.starts_with("llvm.nvvm.wgmma.commit_group") ||
         name.starts_with("llvm.nvvm.fence.proxy.async"))
       return true;
     if (call.arg_size() == 0)
@@ -1280,8 +1456,10 @@ private:
       return fail(lane, call, "a cp.async reading more than it copies in");
     if (sourceBytes && !inBuffer(from, sourceBytes))
       return fail(lane, call, "a cp.async from outside every buffer in");
+    if (const char *race = writeRace(to, bytes))
+      return fail(lane, call, race);
     lane.uncommitted.push_back({to, from, bytes, unsigned(sourceBytes)});
-    countInFlight(to, bytes, 1);
+    asyncWrites.add(to, bytes, 1);
     return true;
   }
 
@@ -1291,7 +1469,327 @@ private:
     std::memcpy(to, reinterpret_cast<const void *>(copy.from),
                 copy.sourceBytes);
     std::memset(to + copy.sourceBytes, 0, copy.bytes - copy.sourceBytes);
-    countInFlight(copy.to, copy.bytes, -1);
+    asyncWrites.add(copy.to, copy.bytes, -1);
+  }
+
+  /// Hopper's mbarrier and TMA (cp.async.bulk) instructions as
+  /// LowerAsyncOps.cpp emits them: the wait a try_wait loop of every thread
+  /// on its own, the TMA stores' wait_group.read too; the rest predicated
+  /// on $0 ("@p", thread 0 of the block where it issues them).
+  Expected<bool> hopperAsyncOp(Lane &lane, const CallInst &call,
+                               StringRef text) {
+    if (text.contains("mbarrier.try_wait.parity.")) {
+      SmallVector<unsigned> ops =
+          operandNumbers(instruction(text, "mbarrier.try_wait"));
+      if (ops.size() != 2 || llvm::any_of(ops, [&](unsigned n) {
+            return n >= call.arg_size();
+          }))
+        return fail(lane, call, "an mbarrier wait the simulator does not know");
+      Expected<uint64_t> at = barrierAt(lane, call, ops[0]);
+      if (!at)
+        return at.takeError();
+      lane.barrier = *at;
+      lane.parity = operand(lane, call, ops[1]) & 1;
+      Expected<bool> done = phaseDone(lane, call);
+      if (!done || *done)
+        return done;
+      lane.wait = Wait::mbarrier;
+      return false;
+    }
+    if (text.contains("cp.async.bulk.wait_group.read")) {
+      std::optional<uint64_t> keep =
+          immediateAfter(text, "cp.async.bulk.wait_group.read");
+      if (!keep)
+        return fail(lane, call, "a bulk wait the simulator does not know");
+      retireReads(lane.bulkReads, *keep);
+      return true;
+    }
+    if (!text.contains("@p ") || call.arg_size() == 0)
+      return fail(lane, call, "inline assembly the simulator does not know");
+    if (operand(lane, call, 0) == 0)
+      return true;
+    if (text.contains("cp.async.bulk.commit_group")) {
+      commit(lane.bulkReads);
+      return true;
+    }
+    if (text.contains("cp.async.bulk.tensor."))
+      return bulkTensorOp(lane, call, text);
+    // One-thread mbarrier operations: the barrier, then a count.
+    StringRef inst = instruction(text, "mbarrier.");
+    SmallVector<unsigned> ops = operandNumbers(inst);
+    if (ops.size() != 1)
+      return fail(lane, call, "inline assembly the simulator does not know");
+    Expected<uint64_t> at = barrierAt(lane, call, ops[0]);
+    if (!at)
+      return at.takeError();
+    std::optional<uint64_t> number = immediateAfter(inst, "], ");
+    if (inst.starts_with("mbarrier.init.") && number && *number) {
+      auto it = barriers.find(*at);
+      if (it != barriers.end() && !it->second.copies.empty())
+        return fail(lane, call, "an mbarrier initialised again while TMA "
+                                "copies it counts are in flight in");
+      MBarrier &barrier = barriers[*at];
+      barrier = MBarrier();
+      barrier.count = barrier.pending = *number;
+      return true;
+    }
+    if (inst.starts_with("mbarrier.inval.")) {
+      auto it = barriers.find(*at);
+      if (it != barriers.end() && !it->second.copies.empty())
+        return fail(lane, call, "an mbarrier invalidated while TMA copies "
+                                "it counts are in flight in");
+      barriers.erase(*at);
+      return true;
+    }
+    if (inst.starts_with("mbarrier.arrive.expect_tx.") && number)
+      return arrive(lane, call, *at, 1, *number);
+    if (inst.starts_with("mbarrier.arrive.") && number)
+      return arrive(lane, call, *at, *number, 0);
+    return fail(lane, call, "an mbarrier operation the simulator does not "
+                            "know");
+  }
+
+  /// `text` from `opcode` to the instruction's end (a ';').
+  static StringRef instruction(StringRef text, StringRef opcode) {
+    size_t at = text.find(opcode);
+    if (at == StringRef::npos)
+      return {};
+    return text.substr(at).take_until([](char c) { return c == ';'; });
+  }
+
+  uint64_t operand(Lane &lane, const CallInst &call, unsigned i) {
+    return value(lane, call.getArgOperand(i))[0].getZExtValue();
+  }
+
+  /// The address of the mbarrier operand `i` (a 32-bit shared address)
+  /// names.
+  Expected<uint64_t> barrierAt(Lane &lane, const CallInst &call, unsigned i) {
+    if (i >= call.arg_size())
+      return fail(lane, call, "an mbarrier operation without its barrier");
+    std::optional<uint64_t> at = sharedAddress(operand(lane, call, i), 8);
+    if (!at || *at % 8)
+      return fail(lane, call, "an mbarrier outside shared memory, or not "
+                              "8-byte aligned, in");
+    return *at;
+  }
+
+  /// The address in a shared variable whose low 32 bits are `address`
+  /// (kernels take shared addresses in 32 bits), with `bytes` bytes there.
+  std::optional<uint64_t> sharedAddress(uint64_t address,
+                                        uint64_t bytes) const {
+    for (const SharedBytes &storage : shared) {
+      auto begin = reinterpret_cast<uint64_t>(storage.data());
+      uint64_t offset = uint32_t(address - begin);
+      if (offset + bytes <= storage.size())
+        return begin + offset;
+    }
+    return std::nullopt;
+  }
+
+  /// `count` arrivals at the mbarrier at `at`, expecting `tx` more
+  /// transaction bytes.
+  Expected<bool> arrive(Lane &lane, const CallInst &call, uint64_t at,
+                        unsigned count, uint64_t tx) {
+    auto it = barriers.find(at);
+    if (it == barriers.end())
+      return fail(lane, call, "an arrival at an mbarrier not initialised in");
+    MBarrier &barrier = it->second;
+    // A phase that awaits only its copies ends before another begins.
+    if (!barrier.pending)
+      land(barrier);
+    if (count > barrier.pending)
+      return fail(lane, call, "more arrivals than the mbarrier's phase "
+                              "awaits (or a phase whose transaction bytes "
+                              "never come) in");
+    barrier.tx += tx;
+    barrier.pending -= count;
+    completeIfDone(barrier);
+    return true;
+  }
+
+  /// Whether the phase `lane` waits for (at `inst`) has completed; once
+  /// every arrival of it is in, the copies counted on it land.
+  Expected<bool> phaseDone(Lane &lane, const Instruction &inst) {
+    auto it = barriers.find(lane.barrier);
+    if (it == barriers.end())
+      return fail(lane, inst, "a wait on an mbarrier not initialised in");
+    MBarrier &barrier = it->second;
+    if (barrier.phase == lane.parity && !barrier.pending)
+      land(barrier);
+    return barrier.phase != lane.parity;
+  }
+
+  /// Lands `barrier`'s copies, then completes its phase if it can.
+  void land(MBarrier &barrier) {
+    for (const BulkCopy &copy : barrier.copies) {
+      for (uint64_t at = 0; at < copy.bytes.size(); at += 16) {
+        uint64_t to = swizzled(copy.to + at, copy.swizzle);
+        std::memcpy(reinterpret_cast<void *>(to), &copy.bytes[at], 16);
+        bulkWrites.add(to, 16, -1);
+      }
+      barrier.tx -= copy.bytes.size();
+    }
+    barrier.copies.clear();
+    completeIfDone(barrier);
+  }
+
+  static void completeIfDone(MBarrier &barrier) {
+    if (barrier.pending || barrier.tx || !barrier.copies.empty())
+      return;
+    barrier.phase ^= 1;
+    barrier.pending = barrier.count;
+  }
+
+  /// The failure of `lane`, which waits for a phase no other lane can
+  /// complete.
+  Error neverCompletes(const Lane &lane) const {
+    const MBarrier &barrier = barriers.find(lane.barrier)->second;
+    return fail(lane, *lane.next,
+                "a wait for a phase of an mbarrier that never completes (" +
+                    Twine(barrier.pending) + " arrivals and " +
+                    Twine(barrier.tx) +
+                    " transaction bytes missing, with no lane to bring "
+                    "them) in");
+  }
+
+  /// Commits `reads`' uncommitted group.
+  static void commit(ReadGroups &reads) {
+    reads.committed.push_back(std::move(reads.uncommitted));
+    reads.uncommitted.clear();
+  }
+
+  /// Retires all but the `keep` most recent committed groups of `reads`.
+  void retireReads(ReadGroups &reads, uint64_t keep) {
+    for (; reads.committed.size() > keep; reads.committed.pop_front())
+      for (uint64_t chunk : reads.committed.front())
+        asyncReads.add(chunk, 16, -1);
+  }
+
+  /// cp.async.bulk.tensor.<R>d: copies the box of the tensor map at the
+  /// coordinates into shared memory, counted on an mbarrier (read now,
+  /// landing when the barrier's phase is waited for), or from shared
+  /// memory to global (now; the source counts as read until its bulk
+  /// group is waited for). Both swizzle as the tensor map says.
+  Expected<bool> bulkTensorOp(Lane &lane, const CallInst &call,
+                              StringRef text) {
+    StringRef inst = instruction(text, "cp.async.bulk.tensor.");
+    StringRef form = inst.drop_front(strlen("cp.async.bulk.tensor."));
+    unsigned rank = 0;
+    form.take_until([](char c) { return c == 'd'; }).getAsInteger(10, rank);
+    bool load =
+        form.contains(".shared::cluster.global.mbarrier::complete_tx::bytes");
+    bool store = form.contains(".global.shared::cta.bulk_group");
+    // A load names [dst], [map, {coords}], [barrier]; a store [map,
+    // {coords}], [src]. Coordinates go innermost first.
+    SmallVector<unsigned> ops = operandNumbers(inst);
+    if ((!load && !store) || rank < 1 || rank > 5 ||
+        ops.size() != rank + (load ? 3 : 2) ||
+        llvm::any_of(ops, [&](unsigned n) { return n >= call.arg_size(); }))
+      return fail(lane, call, "a TMA copy the simulator does not know");
+    uint64_t mapAt = operand(lane, call, ops[load ? 1 : 0]);
+    SimTensorMap map;
+    if (!inBuffer(mapAt, sizeof map))
+      return fail(lane, call, "a TMA copy whose tensor map is outside every "
+                              "buffer (pass a SimTensorMap) in");
+    std::memcpy(&map, reinterpret_cast<const void *>(mapAt), sizeof map);
+    uint64_t rowBytes = uint64_t(map.box[0]) * map.elementBytes;
+    bool valid = map.rank == rank &&
+                 llvm::is_contained({1u, 2u, 4u, 8u}, map.elementBytes) &&
+                 llvm::is_contained({0u, 32u, 64u, 128u}, map.swizzle) &&
+                 rowBytes % 16 == 0 &&
+                 (!map.swizzle || rowBytes <= map.swizzle);
+    for (unsigned d = 0; d < rank; ++d)
+      valid &= map.box[d] >= 1 && map.box[d] <= 256;
+    if (!valid)
+      return fail(lane, call, "a TMA copy through a tensor map of another "
+                              "rank, or one the simulator cannot use (a box "
+                              "row not of 16-byte multiples, or wider than "
+                              "its swizzle), in");
+    int64_t coords[5] = {};
+    for (unsigned d = 0; d < rank; ++d)
+      coords[d] = int32_t(operand(lane, call, ops[(load ? 2 : 1) + d]));
+    uint64_t rows = 1;
+    for (unsigned d = 1; d < rank; ++d)
+      rows *= map.box[d];
+    uint64_t bytes = rows * rowBytes;
+    std::optional<uint64_t> at =
+        sharedAddress(operand(lane, call, load ? ops[0] : ops.back()), bytes);
+    if (!at)
+      return fail(lane, call, "a TMA copy to or from outside shared memory "
+                              "in");
+    if (*at % 128)
+      return fail(lane, call, "a TMA copy to or from shared memory not "
+                              "aligned to 128 bytes in");
+    // The shared address of the 16-byte chunk at `offset` in the box.
+    auto chunkAt = [&](uint64_t offset) {
+      return swizzled(*at + offset, map.swizzle);
+    };
+    MBarrier *barrier = nullptr;
+    if (load) {
+      Expected<uint64_t> barrierAddress = barrierAt(lane, call, ops.back());
+      if (!barrierAddress)
+        return barrierAddress.takeError();
+      auto it = barriers.find(*barrierAddress);
+      if (it == barriers.end())
+        return fail(lane, call, "a TMA copy on an mbarrier not initialised "
+                                "in");
+      barrier = &it->second;
+    }
+    for (uint64_t offset = 0; offset < bytes; offset += 16) {
+      if (!sharedOffset(chunkAt(offset), 16))
+        return fail(lane, call, "a TMA copy whose swizzle leaves shared "
+                                "memory in");
+      if (const char *race = load ? writeRace(chunkAt(offset), 16)
+                                  : readRace(chunkAt(offset), 16))
+        return fail(lane, call, race);
+    }
+    std::vector<uint8_t> box(bytes);
+    uint64_t fill = map.fill;
+    for (uint64_t row = 0; row < rows; ++row) {
+      // The global address of the row's first element, and whether the
+      // row lies inside the tensor.
+      bool inside = true;
+      uint64_t global = map.address + coords[0] * map.elementBytes;
+      for (uint64_t d = 1, rest = row; d < rank; rest /= map.box[d++]) {
+        int64_t index = coords[d] + rest % map.box[d];
+        inside &= index >= 0 && uint64_t(index) < map.shape[d];
+        global += index * map.strides[d - 1];
+      }
+      // The bytes of its elements inside, [first, last).
+      uint64_t first = std::clamp<int64_t>(-coords[0], 0, map.box[0]);
+      uint64_t last = std::clamp<int64_t>(int64_t(map.shape[0]) - coords[0],
+                                          first, map.box[0]);
+      first *= map.elementBytes;
+      last = inside ? last * map.elementBytes : first;
+      if (last > first && !inBuffer(global + first, last - first))
+        return fail(lane, call, "a TMA copy to or from outside every buffer "
+                                "(the tensor map's shape or strides are "
+                                "wrong) in");
+      if (load) {
+        uint8_t *dense = &box[row * rowBytes];
+        for (uint64_t e = 0; e < rowBytes; e += map.elementBytes)
+          std::memcpy(dense + e, &fill, map.elementBytes);
+        if (last > first)
+          std::memcpy(dense + first,
+                      reinterpret_cast<const void *>(global + first),
+                      last - first);
+        continue;
+      }
+      for (uint64_t e = first; e < last; e += map.elementBytes) {
+        uint64_t offset = row * rowBytes + e;
+        uint64_t from = chunkAt(offset & ~uint64_t(15)) + offset % 16;
+        std::memcpy(reinterpret_cast<void *>(global + e),
+                    reinterpret_cast<const void *>(from), map.elementBytes);
+      }
+    }
+    for (uint64_t offset = 0; offset < bytes; offset += 16) {
+      (load ? bulkWrites : asyncReads).add(chunkAt(offset), 16, 1);
+      if (store)
+        lane.bulkReads.uncommitted.push_back(chunkAt(offset));
+    }
+    if (load)
+      barrier->copies.push_back({*at, map.swizzle, std::move(box)});
+    return true;
   }
 
   /// The offset of [address, address + bytes) in the shared variable that
@@ -1305,37 +1803,29 @@ private:
     return std::nullopt;
   }
 
-  /// Adds `delta` to the copies in flight that write each of `bytes` shared
-  /// bytes at `address`.
-  void countInFlight(uint64_t address, unsigned bytes, int delta) {
-    for (auto [storage, counts] : llvm::zip(shared, inFlight)) {
-      auto begin = reinterpret_cast<uint64_t>(storage.data());
-      if (address < begin || address + bytes > begin + storage.size())
-        continue;
-      for (unsigned i = 0; i < bytes; ++i)
-        counts[address - begin + i] += delta;
-    }
-    copiesInFlight += delta;
+  /// Why reading `bytes` shared bytes at `address` now races with a copy
+  /// in flight (a missing wait), or null.
+  const char *readRace(uint64_t address, uint64_t bytes) const {
+    if (!group.catchInFlightReads)
+      return nullptr;
+    if (asyncWrites.any(address, bytes))
+      return "a read of shared memory that a cp.async still in flight "
+             "writes (a missing or too weak cp.async.wait) in";
+    if (bulkWrites.any(address, bytes))
+      return "a read of shared memory that a TMA copy still in flight "
+             "writes (a missing wait for its mbarrier's phase) in";
+    return nullptr;
   }
 
-  /// Whether a cp.async in flight writes one of `bytes` bytes at `address`.
-  bool isInFlight(uint64_t address, uint64_t bytes) const {
-    if (!copiesInFlight)
-      return false;
-    for (auto [storage, counts] : llvm::zip(shared, inFlight)) {
-      auto begin = reinterpret_cast<uint64_t>(storage.data());
-      uint64_t first = std::max(address, begin);
-      uint64_t last = std::min(address + bytes, begin + storage.size());
-      for (uint64_t at = first; at < last; ++at)
-        if (counts[at - begin])
-          return true;
-    }
-    return false;
+  /// Why writing `bytes` shared bytes at `address` now races with an
+  /// operation in flight that reads them, or null.
+  const char *writeRace(uint64_t address, uint64_t bytes) const {
+    if (!group.catchOverwrittenReads || !asyncReads.any(address, bytes))
+      return nullptr;
+    return "a write of shared memory that a wgmma or TMA store in flight "
+           "still reads (a missing or too weak wgmma.wait_group or "
+           "cp.async.bulk.wait_group.read) in";
   }
-
-  static constexpr const char *kInFlightRead =
-      "a read of shared memory that a cp.async still in flight writes (a "
-      "missing or too weak cp.async.wait) in";
 
   bool inBuffer(uint64_t address, uint64_t bytes) const {
     return llvm::any_of(buffers, [&](const Buffer &buffer) {
@@ -1350,9 +1840,14 @@ private:
   std::vector<uint64_t> args;
   std::vector<Buffer> buffers;
   std::vector<SharedBytes> shared;
-  /// Per byte of `shared`, how many issued and unretired cp.async write it.
-  std::vector<std::vector<uint32_t>> inFlight;
-  int64_t copiesInFlight = 0;
+  /// Per byte of `shared`, how many issued and unretired cp.async write it,
+  /// how many unlanded TMA copies, and how many operations in flight read
+  /// it.
+  ByteCounts asyncWrites, bulkWrites, asyncReads;
+  /// The wgmma groups of each warpgroup.
+  std::vector<ReadGroups> warpgroupReads;
+  /// The initialised mbarriers, by address.
+  DenseMap<uint64_t, MBarrier> barriers;
   DenseMap<const GlobalVariable *, uint64_t> globals;
   std::array<uint32_t, 16> implicitArgs = {};
 };
@@ -1367,5 +1862,55 @@ void LaneSimulator::addBuffer(void *data, size_t bytes) {
 }
 
 Error LaneSimulator::run(ArrayRef<uint64_t> args) { return impl->run(args); }
+
+Expected<SimTensorMap>
+encodeSimTensorMap(const mlir::tile::runtime::TensorMapRequest &request) {
+  // Bytes, and the quiet NaN (0 where there is none), by element type.
+  struct ElementType {
+    StringRef name;
+    unsigned bytes;
+    uint32_t nan;
+  };
+  static const ElementType kTypes[] = {
+      {"fp16", 2, 0x7e00}, {"bf16", 2, 0x7fc0},   {"fp32", 4, 0x7fc00000},
+      {"fp8e4nv", 1, 0x7f}, {"fp8e5", 1, 0x7e},   {"i8", 1, 0},
+      {"u8", 1, 0},        {"i16", 2, 0},         {"i32", 4, 0}};
+  const ElementType *type = llvm::find_if(
+      kTypes, [&](const ElementType &t) { return t.name == request.dtype; });
+  size_t rank = request.shape.size();
+  auto fail = [&](const Twine &why) {
+    return createStringError(inconvertibleErrorCode(),
+                             "a tensor map of " + request.dtype + " with " +
+                                 Twine(rank) + " dimensions: " + why);
+  };
+  if (type == std::end(kTypes) || rank < 1 || rank > 5 ||
+      request.strides.size() + 1 != rank || request.box.size() != rank)
+    return fail("not an element type and rank tensor maps have");
+  if (request.nanPadding && !type->nan)
+    return fail("NaN padding of a type without NaN");
+  if (request.address % 16 ||
+      llvm::any_of(request.strides, [](uint64_t s) { return s % 16; }))
+    return fail("bases and strides must be multiples of 16 bytes");
+  if (llvm::any_of(request.box, [](uint32_t b) { return !b || b > 256; }))
+    return fail("a box of 1 to 256 elements a dimension");
+  uint64_t rowBytes = uint64_t(request.box.back()) * type->bytes;
+  if (!llvm::is_contained({0u, 32u, 64u, 128u}, request.swizzle) ||
+      rowBytes % 16 || (request.swizzle && rowBytes > request.swizzle))
+    return fail("a box row of 16-byte multiples, at most the swizzle wide");
+  SimTensorMap map;
+  map.address = request.address;
+  map.rank = rank;
+  map.elementBytes = type->bytes;
+  // The request lists outermost first.
+  for (size_t d = 0; d < rank; ++d) {
+    map.shape[d] = request.shape[rank - 1 - d];
+    map.box[d] = request.box[rank - 1 - d];
+    if (d + 1 < rank)
+      map.strides[d] = request.strides[rank - 2 - d];
+  }
+  map.swizzle = request.swizzle;
+  map.fill = request.nanPadding ? type->nan : 0;
+  return map;
+}
 
 } // namespace tessera::test

@@ -17,10 +17,22 @@
 // their group, not at issue nor at a barrier, so a kernel that waits too
 // little reads stale bytes (or fails, see Workgroup::catchInFlightReads).
 //
+// Hopper's mbarriers and TMA copies (cp.async.bulk.tensor) run as the
+// NVIDIA backend emits them in inline PTX. A TMA copy reads its box (through
+// a SimTensorMap, the tensor-map argument's stand-in) at issue but lands it
+// in shared memory only when a thread waits for its barrier's phase and
+// every arrival is in, so a read without the wait sees stale bytes. A
+// barrier's phase completes when its arrivals and transaction bytes are all
+// in; a waiting thread blocks until then. TMA stores copy to global memory
+// at issue; their source counts as read until cp.async.bulk.wait_group.read
+// retires their group, as wgmma's operands do until wgmma.wait_group.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TESSERA_TEST_UNIT_LANESIMULATOR_H
 #define TESSERA_TEST_UNIT_LANESIMULATOR_H
+
+#include "runtime/Driver.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
@@ -41,11 +53,49 @@ struct Workgroup {
   unsigned numThreads = 128;
   std::array<unsigned, 3> programId = {0, 0, 0};
   std::array<unsigned, 3> numPrograms = {1, 1, 1};
-  /// Reading shared bytes that a cp.async still in flight (of any thread)
-  /// will write fails the run, naming the read: the wait before it is
-  /// missing or too weak. Off, the read sees the bytes from before the copy.
+  /// The bytes of dynamic shared memory (a kernel's zero-sized shared
+  /// array), as a launch asks for them.
+  unsigned dynamicSharedBytes = 64 * 1024;
+  /// Reading shared bytes that a cp.async or TMA copy still in flight (of
+  /// any thread) will write fails the run, naming the read: the wait before
+  /// it is missing or too weak. Off, the read sees the bytes from before the
+  /// copy.
   bool catchInFlightReads = true;
+  /// Writing shared bytes that an operation in flight still reads (a wgmma
+  /// before its wgmma.wait_group, a TMA store before its wait_group.read)
+  /// fails the run, naming the write.
+  bool catchOverwrittenReads = true;
 };
+
+/// A tensor map as the simulator reads it from the address a kernel's
+/// tensor-map argument holds (on the GPU, the CUtensorMap the driver
+/// encodes). Lists go innermost dimension first. A copy of the box at
+/// coordinates c moves element i (i_d < box[d]) from global index c + i,
+/// or `fill` where that lies outside `shape`, to shared memory densely,
+/// innermost fastest, its 16-byte chunks swizzled by address bits as
+/// wgmma reads them.
+struct alignas(64) SimTensorMap {
+  uint64_t address = 0;
+  uint32_t rank = 0;
+  uint32_t elementBytes = 0;
+  /// Elements per dimension.
+  uint64_t shape[5] = {};
+  /// Bytes between consecutive indices of dimensions 1 to rank - 1.
+  uint64_t strides[4] = {};
+  /// Elements a copy moves per dimension.
+  uint32_t box[5] = {};
+  /// The shared-memory swizzle, in bytes: 0, 32, 64 or 128.
+  uint32_t swizzle = 0;
+  /// The bits of an element outside the tensor: 0 or the type's NaN.
+  uint32_t fill = 0;
+};
+static_assert(sizeof(SimTensorMap) == 128, "a tensor map takes 128 bytes");
+
+/// The SimTensorMap of `request`, checked as cuTensorMapEncodeTiled checks
+/// it (the runtime's TensorMapSpec builds requests from the descriptions
+/// CompiledKernel::tensorMaps holds).
+llvm::Expected<SimTensorMap>
+encodeSimTensorMap(const mlir::tile::runtime::TensorMapRequest &request);
 
 class LaneSimulator {
 public:
