@@ -114,6 +114,27 @@ void emitWhere(OpBuilder &b, Location loc, Value pred, ValueRange operands,
        allConstraints);
 }
 
+/// `instruction(n)` once per box of the whole `buffer` at `address`, where
+/// `pred` holds: its operands are the box's shared address ($1), the tensor
+/// map ($2), `barrier` where given ($3), then the box's coordinates from
+/// $n.
+void forEachBox(OpBuilder &b, Location loc, Value pred, MemDescType buffer,
+                Value address, Value map, Value barrier,
+                ArrayRef<ValueRange> coords,
+                function_ref<std::string(unsigned)> instruction) {
+  SmallVector<Value> operands{address, map};
+  if (barrier)
+    operands.push_back(barrier);
+  StringRef constraints = barrier ? "r,l,r" : "r,l";
+  for (auto [offset, column] : boxesOf(buffer)) {
+    operands.front() = offsetAddress(b, loc, address, offset);
+    SmallVector<Value> shifted = shiftInnermost(b, loc, coords, column);
+    SmallVector<ValueRange> ranges(shifted.begin(), shifted.end());
+    emitWhere(b, loc, pred, operands, ranges, constraints,
+              instruction(operands.size() + 1));
+  }
+}
+
 /// Where `pred` (i1, or none) holds in the block's thread 0.
 Value firstThreadWhere(OpBuilder &b, Location loc, Value pred) {
   Value first = isFirstThread(b, loc);
@@ -239,20 +260,16 @@ public:
     if (failed(dst) || failed(bar))
       return failure();
     unsigned rank = op.getCoords().size();
-    Value pred = firstThreadWhere(rewriter, loc, adaptor.getPred().front());
-    for (auto [offset, column] : boxesOf(op.getResult().getType())) {
-      SmallVector<Value> coords =
-          shiftInnermost(rewriter, loc, adaptor.getCoords(), column);
-      SmallVector<ValueRange> coordRanges(coords.begin(), coords.end());
-      emitWhere(rewriter, loc, pred,
-                {offsetAddress(rewriter, loc, *dst, offset),
-                 adaptor.getDesc().front(), *bar},
-                coordRanges, "r,l,r",
-                "cp.async.bulk.tensor." + Twine(rank) +
-                    "d.shared::cluster.global.mbarrier::complete_tx::bytes "
-                    "[$1], [$2, " +
-                    coordinateList(4, rank) + "], [$3]");
-    }
+    forEachBox(rewriter, loc,
+               firstThreadWhere(rewriter, loc, adaptor.getPred().front()),
+               op.getResult().getType(), *dst, adaptor.getDesc().front(), *bar,
+               adaptor.getCoords(), [&](unsigned first) {
+                 return ("cp.async.bulk.tensor." + Twine(rank) +
+                         "d.shared::cluster.global.mbarrier::complete_tx::"
+                         "bytes [$1], [$2, " +
+                         coordinateList(first, rank) + "], [$3]")
+                     .str();
+               });
     rewriter.eraseOp(op);
     return success();
   }
@@ -271,18 +288,14 @@ public:
       return failure();
     unsigned rank = op.getCoords().size();
     Value first = isFirstThread(rewriter, loc);
-    for (auto [offset, column] : boxesOf(op.getSrc().getType())) {
-      SmallVector<Value> coords =
-          shiftInnermost(rewriter, loc, adaptor.getCoords(), column);
-      SmallVector<ValueRange> coordRanges(coords.begin(), coords.end());
-      emitWhere(rewriter, loc, first,
-                {offsetAddress(rewriter, loc, *src, offset),
-                 adaptor.getDesc().front()},
-                coordRanges, "r,l",
-                "cp.async.bulk.tensor." + Twine(rank) +
-                    "d.global.shared::cta.bulk_group [$2, " +
-                    coordinateList(3, rank) + "], [$1]");
-    }
+    forEachBox(rewriter, loc, first, op.getSrc().getType(), *src,
+               adaptor.getDesc().front(), Value(), adaptor.getCoords(),
+               [&](unsigned firstCoord) {
+                 return ("cp.async.bulk.tensor." + Twine(rank) +
+                         "d.global.shared::cta.bulk_group [$2, " +
+                         coordinateList(firstCoord, rank) + "], [$1]")
+                     .str();
+               });
     emitWhere(rewriter, loc, first, {}, {}, "",
               "cp.async.bulk.commit_group");
     rewriter.eraseOp(op);

@@ -11,6 +11,7 @@
 #include "mlir/Parser/Parser.h"
 
 #include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/Verifier.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -84,4 +85,22 @@ std::string tessera::test::replaceAll(std::string text, llvm::StringRef from,
        at = text.find(from, at + to.size()))
     text.replace(at, from.size(), to.str());
   return text;
+}
+
+llvm::Expected<std::unique_ptr<llvm::Module>>
+tessera::test::parseKernelModule(llvm::StringRef source,
+                                 llvm::LLVMContext &context) {
+  llvm::SMDiagnostic diagnostic;
+  std::unique_ptr<llvm::Module> module =
+      llvm::parseAssemblyString(source, diagnostic, context);
+  std::string problems;
+  llvm::raw_string_ostream os(problems);
+  if (!module)
+    diagnostic.print("kernel.ll", os);
+  else
+    llvm::verifyModule(*module, &os);
+  if (!problems.empty())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   problems + "\n" + source.str());
+  return std::move(module);
 }

@@ -6,6 +6,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
 
 #include <memory>
 #include <string>
@@ -39,6 +40,11 @@ void lowerKernel(llvm::StringRef spec, const std::string &source,
 /// that IR into `out`; a failure is a fatal failure of the running test.
 void compileToLLVM(llvm::StringRef spec, const std::string &source,
                    unsigned warps, LoweredKernel &out, unsigned stages = 3);
+
+/// The LLVM IR `source` parsed and verified; the error holds the parser's
+/// or verifier's words and the source.
+llvm::Expected<std::unique_ptr<llvm::Module>>
+parseKernelModule(llvm::StringRef source, llvm::LLVMContext &context);
 
 /// `text` with every `from` replaced by `to`.
 std::string replaceAll(std::string text, llvm::StringRef from,

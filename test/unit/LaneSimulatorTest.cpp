@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "test/unit/KernelLowering.h"
 #include "test/unit/LaneSimulator.h"
 
 #include "llvm/ADT/APFloat.h"
@@ -29,6 +30,7 @@
 #include <tuple>
 
 using tessera::test::LaneSimulator;
+using tessera::test::parseKernelModule;
 using tessera::test::Workgroup;
 
 namespace {
@@ -40,22 +42,13 @@ using Words = std::vector<uint32_t>;
 llvm::Error runKernel(llvm::StringRef source, llvm::ArrayRef<Words *> buffers,
                       bool catchInFlightReads = true) {
   llvm::LLVMContext context;
-  llvm::SMDiagnostic diagnostic;
-  std::unique_ptr<llvm::Module> module =
-      llvm::parseAssemblyString(source, diagnostic, context);
-  std::string problems;
-  llvm::raw_string_ostream os(problems);
+  auto module = parseKernelModule(source, context);
   if (!module)
-    diagnostic.print("kernel.ll", os);
-  else
-    llvm::verifyModule(*module, &os);
-  if (!problems.empty())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   problems + "\n" + source.str());
+    return module.takeError();
   Workgroup group;
   group.numThreads = 32;
   group.catchInFlightReads = catchInFlightReads;
-  LaneSimulator simulator(*module->getFunction("kernel"), group);
+  LaneSimulator simulator(*(*module)->getFunction("kernel"), group);
   std::vector<uint64_t> args;
   for (Words *buffer : buffers) {
     simulator.addBuffer(buffer->data(), buffer->size() * sizeof(uint32_t));

@@ -46,6 +46,7 @@ using mlir::tile::runtime::TensorMapRequest;
 using tessera::test::encodeSimTensorMap;
 using tessera::test::LaneSimulator;
 using tessera::test::LoweredKernel;
+using tessera::test::parseKernelModule;
 using tessera::test::replaceAll;
 using tessera::test::SimTensorMap;
 using tessera::test::Workgroup;
@@ -193,20 +194,11 @@ llvm::Error runBoxKernel(const std::string &source, std::vector<uint32_t> &out,
                          Tensor *dst = nullptr, SimTensorMap map2 = {},
                          Workgroup group = {}) {
   llvm::LLVMContext context;
-  llvm::SMDiagnostic diagnostic;
-  std::unique_ptr<llvm::Module> module =
-      llvm::parseAssemblyString(source, diagnostic, context);
-  std::string problems;
-  llvm::raw_string_ostream os(problems);
+  auto module = parseKernelModule(source, context);
   if (!module)
-    diagnostic.print("kernel.ll", os);
-  else
-    llvm::verifyModule(*module, &os);
-  if (!problems.empty())
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   problems + "\n" + source);
+    return module.takeError();
   group.numThreads = 32;
-  LaneSimulator simulator(*module->getFunction("kernel"), group);
+  LaneSimulator simulator(*(*module)->getFunction("kernel"), group);
   simulator.addBuffer(out.data(), out.size() * sizeof(uint32_t));
   simulator.addBuffer(src.data.data(), src.data.size() * 2);
   simulator.addBuffer(&map, sizeof map);
