@@ -4,8 +4,10 @@ kernel source (Triton's tutorial 03 matmul) autotuned by each DSL over the
 tutorial's CUDA configs; fp16 and bf16 at 1024^3, 4096^3, 8192^3 and
 16384x1024x1024, fp8 e4m3 at 4096^3 with B K-major as the tutorial passes it;
 the same matmul through host tensor descriptors (fp16 and bf16 at 4096^3 and
-8192^3, each DSL's best of the tutorial's fp16 configs); then the cold compile (the first launch in a fresh process, empty cache) of
-the tutorial's first config.
+8192^3, each DSL's best of the tutorial's fp16 configs), and its persistent
+form (tutorial 09: one program per multiprocessor looping over the tiles
+with `tl.range(..., flatten=True)`); then the cold compile (the first launch
+in a fresh process, empty cache) of the tutorial's first config.
 
 Upstream Triton on mma.sync is timed too ("triton-sm80"): a child process of
 this script with TRITON_OVERRIDE_ARCH=sm80, which Triton reads when it
@@ -20,6 +22,7 @@ in place of wgmma, and the column says "triton-mmav2".
 
 import argparse
 import functools
+import itertools
 import importlib
 import json
 import os
@@ -103,6 +106,34 @@ def matmul_kernel_descriptor(a_desc, b_desc, c_desc, M, N, K,
     c_desc.store([offs_am, offs_bn], accumulator.to(c_desc.dtype))
 
 
+@jit
+def matmul_kernel_persistent(a_desc, b_desc, c_desc, M, N, K,
+                             BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
+                             BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr,
+                             NUM_SMS: tl.constexpr):
+    # Tutorial 09's persistent kernel through host tensor descriptors.
+    start_pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    k_tiles = tl.cdiv(K, BLOCK_SIZE_K)
+    num_tiles = num_pid_m * num_pid_n
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    for tile_id in tl.range(start_pid, num_tiles, NUM_SMS, flatten=True):
+        group_id = tile_id // num_pid_in_group
+        first_pid_m = group_id * GROUP_SIZE_M
+        group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+        pid_m = first_pid_m + (tile_id % group_size_m)
+        pid_n = (tile_id % num_pid_in_group) // group_size_m
+        offs_am = pid_m * BLOCK_SIZE_M
+        offs_bn = pid_n * BLOCK_SIZE_N
+        accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+        for ki in range(k_tiles):
+            a = a_desc.load([offs_am, ki * BLOCK_SIZE_K])
+            b = b_desc.load([ki * BLOCK_SIZE_K, offs_bn])
+            accumulator = tl.dot(a, b, accumulator)
+        c_desc.store([offs_am, offs_bn], accumulator.to(c_desc.dtype))
+
+
 # Triton's tutorial 03, get_cuda_autotune_config():
 # (BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, num_stages, num_warps), GROUP_SIZE_M 8.
 CONFIGS = [(128, 256, 64, 3, 8), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
@@ -145,6 +176,8 @@ def kernels_of(dsl):
                           for m, n, k, s, w in CONFIGS[:DESCRIPTOR_CONFIGS]]
     module.tuned_descriptor = package.autotune(descriptor_configs, key=["M", "N", "K"])(
         module.matmul_kernel_descriptor)
+    module.tuned_persistent = package.autotune(descriptor_configs, key=["M", "N", "K"])(
+        module.matmul_kernel_persistent)
     return module
 
 
@@ -156,15 +189,20 @@ def set_blocks(nargs):
     nargs["c_desc"].block_shape = [m, n]
 
 
-def matmul_descriptor(module, a, b, c):
-    """c = a @ b through host tensor descriptors, autotuned."""
+def matmul_descriptor(module, a, b, c, persistent=0):
+    """c = a @ b through host tensor descriptors, autotuned; with
+    `persistent` (the multiprocessors), the persistent kernel."""
     M, K = a.shape
     N = b.shape[1]
     # Blocks are set by each config's pre_hook.
     descs = [module.TensorDescriptor.from_tensor(t, [1, 1]) for t in (a, b, c)]
-    grid = lambda m: (((M + m["BLOCK_SIZE_M"] - 1) // m["BLOCK_SIZE_M"])
-                      * ((N + m["BLOCK_SIZE_N"] - 1) // m["BLOCK_SIZE_N"]),)
-    module.tuned_descriptor[grid](*descs, M, N, K)
+    tiles = lambda m: (((M + m["BLOCK_SIZE_M"] - 1) // m["BLOCK_SIZE_M"])
+                       * ((N + m["BLOCK_SIZE_N"] - 1) // m["BLOCK_SIZE_N"]))
+    if persistent:
+        module.tuned_persistent[lambda m: (min(persistent, tiles(m)),)](
+            *descs, M, N, K, NUM_SMS=persistent)
+    else:
+        module.tuned_descriptor[lambda m: (tiles(m),)](*descs, M, N, K)
     return c
 
 
@@ -307,13 +345,14 @@ def self_check():
               f"autotuned: matches numpy")
     a = rng.standard_normal((64, 96)).astype(np.float16).view(Array)
     b = rng.standard_normal((96, 80)).astype(np.float16).view(Array)
-    c = np.zeros((64, 80), np.float16).view(Array)
-    matmul_descriptor(ours, a, b, c)
-    np.testing.assert_allclose(np.asarray(c, np.float32),
-                               np.asarray(a, np.float32) @ np.asarray(b, np.float32),
-                               rtol=1e-2, atol=2e-2)
-    print("matmul fp16 64x80x96 through tensor descriptors, autotuned, on the host "
-          "interpreter: matches numpy")
+    for form, persistent in [("", 0), (" (persistent, 3 programs)", 3)]:
+        c = np.zeros((64, 80), np.float16).view(Array)
+        matmul_descriptor(ours, a, b, c, persistent)
+        np.testing.assert_allclose(np.asarray(c, np.float32),
+                                   np.asarray(a, np.float32) @ np.asarray(b, np.float32),
+                                   rtol=1e-2, atol=2e-2)
+        print(f"matmul fp16 64x80x96 through tensor descriptors{form}, autotuned, on the "
+              "host interpreter: matches numpy")
 
 
 def main():
@@ -364,17 +403,19 @@ def main():
                 refs[column] = mma_sync.get(name)
             ms = bench(lambda: matmul(ours.tuned, a, b, c))
             report(name, "TFLOP/s", tflops(M, N, K, ms), refs)
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
     for label, dtype, shapes in ([] if args.quick else DESCRIPTOR_CASES):
-        for M, N, K in shapes:
-            name = name_of(label, M, N, K) + " (tensor descriptors)"
+        for (M, N, K), (form, persistent) in itertools.product(
+                shapes, [("tensor descriptors", 0), ("persistent", sms)]):
+            name = f"{name_of(label, M, N, K)} ({form})"
             a, b, c = operands(torch, dtype, M, N, K)
-            check(torch, name, matmul_descriptor(ours, a, b, c), reference(torch, a, b))
+            run = lambda module: matmul_descriptor(module, a, b, c, persistent)
+            check(torch, name, run(ours), reference(torch, a, b))
             refs = {"cublas": tflops(M, N, K, bench(cublas(torch, a, b)))}
             if theirs is not None:
-                check(torch, name, matmul_descriptor(theirs, a, b, c), reference(torch, a, b))
-                refs["triton"] = tflops(M, N, K,
-                                        bench(lambda: matmul_descriptor(theirs, a, b, c)))
-            ms = bench(lambda: matmul_descriptor(ours, a, b, c))
+                check(torch, name, run(theirs), reference(torch, a, b))
+                refs["triton"] = tflops(M, N, K, bench(lambda: run(theirs)))
+            ms = bench(lambda: run(ours))
             report(name, "TFLOP/s", tflops(M, N, K, ms), refs)
     report("cold compile + first launch, fp16 128x256x64", "ms", cold_compile_ms("tessera"),
            {"triton": cold_compile_ms("triton") if theirs is not None else None})

@@ -71,6 +71,22 @@ def matmul_in_kernel_desc(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl
 
 
 @triton.jit
+def persistent_matmul(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                      BK: tl.constexpr, NUM_SMS: tl.constexpr, WARP_SPECIALIZE: tl.constexpr):
+    """Tutorial 09's persistent form: NUM_SMS programs loop over the tiles."""
+    num_pid_n = tl.cdiv(N, BN)
+    num_tiles = tl.cdiv(M, BM) * num_pid_n
+    for tile_id in tl.range(tl.program_id(0), num_tiles, NUM_SMS, flatten=True,
+                            warp_specialize=WARP_SPECIALIZE):
+        pm = tile_id // num_pid_n * BM
+        pn = tile_id % num_pid_n * BN
+        acc = tl.zeros((BM, BN), tl.float32)
+        for k in range(0, tl.cdiv(K, BK)):
+            acc = tl.dot(a_desc.load([pm, k * BK]), b_desc.load([k * BK, pn]), acc)
+        c_desc.store([pm, pn], acc.to(tl.float16))
+
+
+@triton.jit
 def matmul_block_ptr(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
                      stride_cm, stride_cn, BM: tl.constexpr, BN: tl.constexpr,
                      BK: tl.constexpr):
@@ -199,6 +215,20 @@ def test_matmul_through_bulk_copies(device, rng, M, N, K, BM, BN, BK, warps, sta
     matmul_in_kernel_desc[grid](a, b, c, M, N, K, BM, BN, BK, num_warps=warps,
                                 num_stages=stages)
     np.testing.assert_allclose(c, expected, rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("warp_specialize", [False, True])
+def test_persistent_matmul(device, rng, warp_specialize):
+    M, N, K = 320, 384, 144
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    c = np.zeros((M, N), np.float16)
+    persistent_matmul[(3,)](TensorDescriptor.from_tensor(a, [128, 64]),
+                            TensorDescriptor.from_tensor(b, [64, 128]),
+                            TensorDescriptor.from_tensor(c, [128, 128]), M, N, K, 128, 128, 64,
+                            NUM_SMS=3, WARP_SPECIALIZE=warp_specialize, num_warps=8)
+    np.testing.assert_allclose(c.astype(np.float64), a.astype(np.float64) @ b.astype(np.float64),
+                               rtol=2e-2, atol=2e-2)
 
 
 def test_bulk_copies_on_hopper():
