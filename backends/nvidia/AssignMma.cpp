@@ -138,22 +138,43 @@ SmallVector<unsigned> warpgroupWarpsFor(ArrayRef<int64_t> shape,
   return warps;
 }
 
-/// The NVMMA layout wgmma reads `tensor` from as `element`s, `kDim` its K
-/// dimension: the tensor's contiguous dimension in its layout
-/// where the instruction may read it so (16-bit types), else K; the widest
+/// The fastest dimension of a blocked layout `value` has, seen through
+/// transposes (whose own layouts say nothing of how the data lies): the
+/// dimension its elements are loaded along.
+std::optional<unsigned> fastestDimension(Value value) {
+  if (auto trans = value.getDefiningOp<TransOp>()) {
+    std::optional<unsigned> source = fastestDimension(trans.getSrc());
+    if (!source)
+      return std::nullopt;
+    // Dimension i of the result is dimension order[i] of the source.
+    for (auto [i, dim] : llvm::enumerate(trans.getOrder()))
+      if (unsigned(dim) == *source)
+        return i;
+    return std::nullopt;
+  }
+  auto tensor = cast<RankedTensorType>(value.getType());
+  if (auto blocked = dyn_cast<BlockedLayoutAttr>(tensor.getEncoding()))
+    return blocked.getOrder()[0];
+  return std::nullopt;
+}
+
+/// The NVMMA layout wgmma reads `operand` from as `element`s, `kDim` its K
+/// dimension: the operand's contiguous dimension (fastestDimension) where
+/// the instruction may read it so (16-bit types), else K; the widest
 /// swizzle (128, 64 or 32 bytes) that divides that dimension's bytes. None
 /// where the dimension is under 32 bytes.
-NVMMASharedLayoutAttr chooseOperandLayout(RankedTensorType tensor,
-                                          Type element, unsigned kDim) {
+NVMMASharedLayoutAttr chooseOperandLayout(Value operand, Type element,
+                                          unsigned kDim) {
+  auto tensor = cast<RankedTensorType>(operand.getType());
   ArrayRef<int64_t> shape = tensor.getShape();
   unsigned bits = element.getIntOrFloatBitWidth();
   unsigned contiguous = kDim;
   if (bits == 16) {
-    // A blocked layout's fastest dimension, else the one a thread's
-    // registers hold more consecutive elements of.
-    if (auto blocked = dyn_cast<BlockedLayoutAttr>(tensor.getEncoding())) {
-      contiguous = blocked.getOrder()[0];
+    if (std::optional<unsigned> fastest = fastestDimension(operand)) {
+      contiguous = *fastest;
     } else if (std::optional<LinearLayout> linear = toLinearLayout(tensor)) {
+      // The dimension a thread's registers hold more consecutive elements
+      // of.
       if (linear->getNumConsecutive(kRegister, dimName(1 - kDim)) >
           linear->getNumConsecutive(kRegister, dimName(kDim)))
         contiguous = 1 - kDim;
@@ -280,7 +301,6 @@ struct TileNvidiaAssignMmaPass
     };
     Value aSource = source(dot.getA()), bSource = source(dot.getB());
     auto aType = cast<RankedTensorType>(aSource.getType());
-    auto bType = cast<RankedTensorType>(bSource.getType());
     if (type.getRank() != 2 || numWarps % 4 != 0 || shape[0] % 64 != 0 ||
         (aElement.isF32() && dot.getPrecision() != InputPrecision::tf32))
       return false;
@@ -296,9 +316,9 @@ struct TileNvidiaAssignMmaPass
     // An A computed from another dot (attention's p) stays in registers.
     bool registerA = chained && comesFromDot(dot.getA());
     NVMMASharedLayoutAttr aShared =
-        chooseOperandLayout(aType, aElement, /*kDim=*/1);
+        chooseOperandLayout(aSource, aElement, /*kDim=*/1);
     NVMMASharedLayoutAttr bShared =
-        chooseOperandLayout(bType, bElement, /*kDim=*/0);
+        chooseOperandLayout(bSource, bElement, /*kDim=*/0);
     if ((!aShared && !registerA) || !bShared)
       return false;
 

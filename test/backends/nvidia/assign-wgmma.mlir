@@ -118,3 +118,24 @@ func.func @chained(%q: tensor<128x64x!tile.ptr<f16>>, %k: tensor<64x64x!tile.ptr
   tile.store %o, %acc : tensor<128x64x!tile.ptr<f32>>
   return
 }
+
+// -----
+
+// B loaded N x K (K contiguous) and transposed, as `x @ w.T` writes it: the
+// buffer keeps K contiguous (transposed, as B reads it), so that the
+// copies into it move whole rows as they were loaded.
+// CHECK-DAG: #[[$SK:shared[0-9]*]] = #tile.nvmma_shared<{swizzlingByteWidth = 128, transposed = true, elementBitWidth = 16}>
+// CHECK-LABEL: func.func @transposed_b
+// CHECK: %[[WT:.*]] = tile.trans %{{.*}} {order = array<i32: 1, 0>} : tensor<128x64xf16
+// CHECK: tile.local_alloc %[[WT]] : ({{.*}}) -> !tile.memdesc<64x128xf16, #[[$SK]], mutable>
+func.func @transposed_b(%a: !tile.tensordesc<tensor<128x64xf16>>,
+                        %w: !tile.tensordesc<tensor<128x64xf16>>, %i: i32,
+                        %c: tensor<128x128x!tile.ptr<f32>>) {
+  %x = tile.descriptor_load %a[%i, %i] : !tile.tensordesc<tensor<128x64xf16>> -> tensor<128x64xf16>
+  %y = tile.descriptor_load %w[%i, %i] : !tile.tensordesc<tensor<128x64xf16>> -> tensor<128x64xf16>
+  %yt = tile.trans %y {order = array<i32: 1, 0>} : tensor<128x64xf16> -> tensor<64x128xf16>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %d = tile.dot %x, %yt, %zero : tensor<128x64xf16> * tensor<64x128xf16> -> tensor<128x128xf32>
+  tile.store %c, %d : tensor<128x128x!tile.ptr<f32>>
+  return
+}
