@@ -304,8 +304,7 @@ bool feedsWarpgroupDots(Value value, bool transposed, unsigned numWarps) {
     }
     auto dot = dyn_cast<DotOp>(user);
     if (!dot || use.getOperandNumber() > 1 || dot.getType().getRank() != 2 ||
-        dot.getType().getShape()[0] % 64 != 0 || numWarps % 4 != 0 ||
-        isChained(dot))
+        dot.getType().getShape()[0] % 64 != 0 || numWarps % 4 != 0)
       return false;
     Type element = dot.getA().getType().getElementType();
     if (element.isF32() && dot.getPrecision() != InputPrecision::tf32)

@@ -87,6 +87,28 @@ def persistent_matmul(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.
 
 
 @triton.jit
+def attention_desc(q_desc, k_desc, v_desc, o_ptr, N, sm_scale, D: tl.constexpr,
+                   BM: tl.constexpr, BN: tl.constexpr):
+    """Flash attention's forward through descriptors (tutorial 06's form)."""
+    start_m = tl.program_id(0) * BM
+    q = q_desc.load([start_m, 0])
+    m_i = tl.zeros([BM], tl.float32) - float("inf")
+    l_i = tl.zeros([BM], tl.float32) + 1.0
+    acc = tl.zeros([BM, D], tl.float32)
+    for start_n in range(0, N, BN):
+        qk = tl.dot(q, tl.trans(k_desc.load([start_n, 0]))) * sm_scale
+        m_ij = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.exp(qk - m_ij[:, None])
+        alpha = tl.exp(m_i - m_ij)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        acc = tl.dot(p.to(tl.float16), v_desc.load([start_n, 0]), acc)
+        m_i = m_ij
+    offs = start_m + tl.arange(0, BM)
+    tl.store(o_ptr + offs[:, None] * D + tl.arange(0, D)[None, :], acc / l_i[:, None])
+
+
+@triton.jit
 def matmul_block_ptr(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
                      stride_cm, stride_cn, BM: tl.constexpr, BN: tl.constexpr,
                      BK: tl.constexpr):
@@ -229,6 +251,26 @@ def test_persistent_matmul(device, rng, warp_specialize):
                             NUM_SMS=3, WARP_SPECIALIZE=warp_specialize, num_warps=8)
     np.testing.assert_allclose(c.astype(np.float64), a.astype(np.float64) @ b.astype(np.float64),
                                rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize("D,BM,BN,warps", [(64, 64, 64, 4), (128, 128, 64, 8)])
+def test_attention_through_descriptors(device, rng, D, BM, BN, warps):
+    """Chained dots on wgmma (p from registers), K and V copied by TMA on
+    sm_90a, K transposed in shared memory."""
+    N = 256
+    q, k, v = (rng.standard_normal((N, D)).astype(np.float16) for _ in range(3))
+    o = np.zeros((N, D), np.float32)
+    descs = [TensorDescriptor.from_tensor(t, [BM if t is q else BN, D]) for t in (q, k, v)]
+    attention_desc[(N // BM,)](*descs, o, N, 1 / np.sqrt(D), D, BM, BN, num_warps=warps)
+    s = q.astype(np.float64) @ k.astype(np.float64).T / np.sqrt(D)
+    p = np.exp(s - s.max(1, keepdims=True))
+    np.testing.assert_allclose(o, (p / p.sum(1, keepdims=True)) @ v.astype(np.float64),
+                               rtol=2e-2, atol=2e-2)
+    if device == "interpreter":
+        binary = attention_desc.warmup(*descs, o, N, 1 / np.sqrt(D), D, BM, BN,
+                                       num_warps=warps).binary_for("cuda:90")
+        assert len(binary.tensor_maps) == 3
+        assert "wgmma.mma_async" in binary.assembly
 
 
 def test_bulk_copies_on_hopper():

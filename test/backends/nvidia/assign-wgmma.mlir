@@ -2,6 +2,7 @@
 // warpgroup dots reading NVMMA-swizzled shared memory.
 // RUN: tessera-opt %s -split-input-file -tile-assign-layouts -tile-nvidia-assign-mma=compute-capability=90 -tile-remove-conversions -canonicalize -tile-nvidia-fence-async-shared | FileCheck %s
 // RUN: tessera-opt %s -split-input-file -tile-assign-layouts=num-warps=8 -tile-nvidia-assign-mma=compute-capability=90 -tile-remove-conversions -canonicalize -tile-nvidia-fence-async-shared | FileCheck %s --check-prefix=W8
+// RUN: tessera-opt %s -split-input-file -tile-assign-layouts -tile-nvidia-assign-mma="compute-capability=90 wgmma-chained=false" -tile-remove-conversions -canonicalize | FileCheck %s --check-prefix=MMASYNC
 
 // f16: A (K contiguous, 64 bytes) and B (N contiguous, 256 bytes) stored
 // where they are loaded, with the widest swizzle their rows allow, then a
@@ -95,12 +96,18 @@ func.func @small(%a: tensor<32x64x!tile.ptr<f16>>, %b: tensor<64x64x!tile.ptr<f1
 
 // -----
 
-// Chained dots (attention) stay on mma.sync, every warp along M.
-// W8: #tile_nvidia.mma<{version = 2, warpsPerCTA = [8, 1], instrShape = [16, 8]}>
+// Chained dots (attention) on wgmma too, every warp along M; the second
+// dot takes p from registers. With wgmma-chained=false, mma.sync.
+// W8: #tile_nvidia.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [16, 64, 16]}>
 // W8-LABEL: func.func @chained
 // CHECK-LABEL: func.func @chained
-// CHECK-NOT: warpgroup_dot
-// CHECK-COUNT-2: tile.dot
+// CHECK: tile_nvidia.warpgroup_dot %{{.*}}, %{{.*}}, %{{.*}} : !tile.memdesc<128x64xf16
+// CHECK: %[[P:.*]] = tile.convert_layout %{{.*}} -> tensor<128x64xf16, #dot_op>
+// CHECK: tile_nvidia.warpgroup_dot %[[P]], %{{.*}}, %{{.*}} : tensor<128x64xf16, #dot_op> * !tile.memdesc
+// CHECK-NOT: tile.dot
+// MMASYNC-LABEL: func.func @chained
+// MMASYNC-NOT: warpgroup_dot
+// MMASYNC-COUNT-2: tile.dot
 func.func @chained(%q: tensor<128x64x!tile.ptr<f16>>, %k: tensor<64x64x!tile.ptr<f16>>,
                    %o: tensor<128x64x!tile.ptr<f32>>, %n: i32) {
   %c0 = arith.constant 0 : i32
