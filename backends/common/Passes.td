@@ -99,6 +99,12 @@ def TilePipelinePass : Pass<"tile-pipeline", "::mlir::ModuleOp"> {
     count holds throughout, for any trip count. After the loop a
     `tile.async_wait {num = 0}` drains them (masked copies still write
     zeros) before the buffers are freed.
+
+    A backend that copies descriptor blocks in bulk runs this with its
+    BulkCopies (backends/common/Passes.h; tile-nvidia-pipeline): the marked
+    descriptor loads stored to shared memory become its copies into
+    `S + 1` buffers, tracked per buffer and waited for in place of the
+    commit groups.
   }];
   let options = [
     Option<"numStages", "num-stages", "unsigned", /*default=*/"3",

@@ -63,7 +63,30 @@ bool isSharedStore(Operation *op) {
   return alloc && llvm::none_of(alloc->getUsers(), llvm::IsaPred<LocalStoreOp>);
 }
 
-Attribute chooseSharedLayout(RankedTensorType loaded);
+/// The shared layout a tile loaded in `loaded` goes through: rows along the
+/// load's contiguous dimension, their 16-byte chunks XORed by the row within
+/// 128-byte lines (as Triton lays out mma operands), so that async copies
+/// write and ldmatrix reads whole chunks without bank conflicts.
+Attribute chooseSharedLayout(RankedTensorType loaded) {
+  LinearLayout layout = *toLinearLayout(loaded);
+  unsigned rank = loaded.getRank(), fastest = rank - 1;
+  int32_t best = 0;
+  for (unsigned d = 0; d < rank; ++d)
+    if (int32_t n = layout.getNumConsecutive(kRegister, dimName(d)); n > best)
+      best = n, fastest = d;
+  SmallVector<unsigned> order{fastest};
+  for (int d = rank - 1; d >= 0; --d)
+    if (unsigned(d) != fastest)
+      order.push_back(d);
+  int64_t bytes =
+      std::max<int64_t>(1, loaded.getElementType().getIntOrFloatBitWidth() / 8);
+  int64_t rowBytes = loaded.getShape()[fastest] * bytes;
+  unsigned vec = std::max<int64_t>(1, 16 / bytes);
+  unsigned perPhase = std::max<int64_t>(1, 128 / rowBytes);
+  unsigned maxPhase = std::clamp<int64_t>(rowBytes / 16, 1, 8);
+  return SwizzledSharedLayoutAttr::get(loaded.getContext(), vec, perPhase,
+                                       maxPhase, order);
+}
 
 /// The layout of `operand`'s buffers, in the load's orientation: the one
 /// the stores chose (before a transpose), else a swizzled one.
@@ -119,31 +142,6 @@ SmallVector<OperandLoad> findOperandLoads(scf::ForOp loop,
     loads.push_back(std::move(operand));
   }
   return loads;
-}
-
-/// The shared layout a tile loaded in `loaded` goes through: rows along the
-/// load's contiguous dimension, their 16-byte chunks XORed by the row within
-/// 128-byte lines (as Triton lays out mma operands), so that async copies
-/// write and ldmatrix reads whole chunks without bank conflicts.
-Attribute chooseSharedLayout(RankedTensorType loaded) {
-  LinearLayout layout = *toLinearLayout(loaded);
-  unsigned rank = loaded.getRank(), fastest = rank - 1;
-  int32_t best = 0;
-  for (unsigned d = 0; d < rank; ++d)
-    if (int32_t n = layout.getNumConsecutive(kRegister, dimName(d)); n > best)
-      best = n, fastest = d;
-  SmallVector<unsigned> order{fastest};
-  for (int d = rank - 1; d >= 0; --d)
-    if (unsigned(d) != fastest)
-      order.push_back(d);
-  int64_t bytes =
-      std::max<int64_t>(1, loaded.getElementType().getIntOrFloatBitWidth() / 8);
-  int64_t rowBytes = loaded.getShape()[fastest] * bytes;
-  unsigned vec = std::max<int64_t>(1, 16 / bytes);
-  unsigned perPhase = std::max<int64_t>(1, 128 / rowBytes);
-  unsigned maxPhase = std::clamp<int64_t>(rowBytes / 16, 1, 8);
-  return SwizzledSharedLayoutAttr::get(loaded.getContext(), vec, perPhase,
-                                       maxPhase, order);
 }
 
 /// `value` (of the loop's induction type) as an i32.

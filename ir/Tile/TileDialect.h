@@ -28,7 +28,7 @@ inline constexpr llvm::StringLiteral kBulkCopyAttr = "tile.bulk_copy";
 
 /// On a kernel argument a backend added: the tensor map (a 128-byte
 /// description of a descriptor for bulk copies) the launcher encodes and
-/// passes there, as a dictionary: `base`, `shape`, `strides` (the
+/// passes there, as a dictionary: `base`, `shapes`, `strides` (the
 /// argument indices holding them, -1 for a constant of `shape_values` /
 /// `stride_values`; strides in elements, all but the last, which is 1),
 /// `box` (elements per dimension), `dtype` (Triton's name), `swizzle`

@@ -833,8 +833,8 @@ LogicalResult MakeTensorDescriptorOp::verify() {
     return emitOpError() << "the base points to "
                          << getBase().getType().getPointeeType()
                          << " but the blocks hold " << block.getElementType();
-  if (getShape().size() != block.getRank() ||
-      getStrides().size() != block.getRank())
+  size_t rank = block.getRank();
+  if (getShape().size() != rank || getStrides().size() != rank)
     return emitOpError() << "needs one shape and one stride entry per "
                          << "dimension of the block (" << block.getRank()
                          << "), got " << getShape().size() << " and "
