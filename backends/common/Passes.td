@@ -79,9 +79,10 @@ def TilePipelinePass : Pass<"tile-pipeline", "::mlir::ModuleOp"> {
       `S` buffers of a `tile.local_alloc` before the loop (masked elements
       read as zeros, or as `other`), and its convert a `tile.local_load`
       of that buffer; a `tile.local_alloc` of it becomes the buffer itself,
-      of the alloc's layout, with `S + 1` buffers (a dot reading shared
-      memory in place, as an asynchronous wgmma does, may still read the
-      previous iteration's buffer while this one's copies are issued);
+      of the alloc's layout, with `S + 1` buffers where the reader
+      accumulates over the loop (a dot reading shared memory in place, as an
+      asynchronous wgmma does, may still read the previous iteration's
+      buffer while this one's copies are issued), else `S`;
     - the copies of an iteration form one group (`tile.async_commit_group`)
       and run `S - 1` iterations ahead: they, and the address and mask
       computations they need, are stage 0, everything else stage `S - 1`;
@@ -102,9 +103,9 @@ def TilePipelinePass : Pass<"tile-pipeline", "::mlir::ModuleOp"> {
 
     A backend that copies descriptor blocks in bulk runs this with its
     BulkCopies (backends/common/Passes.h; tile-nvidia-pipeline): the marked
-    descriptor loads stored to shared memory become its copies into
-    `S + 1` buffers, tracked per buffer and waited for in place of the
-    commit groups.
+    descriptor loads stored to shared memory become its copies into those
+    buffers, tracked per buffer and waited for in place of the commit
+    groups.
   }];
   let options = [
     Option<"numStages", "num-stages", "unsigned", /*default=*/"3",

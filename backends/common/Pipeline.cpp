@@ -250,13 +250,33 @@ Operation *predicate(RewriterBase &rewriter, Operation *op, Value pred) {
   return nullptr;
 }
 
-/// The buffers an operand needs: one per stage, and one more where the dot
-/// reads the buffer in place, as Hopper's wgmma does, which may still be
-/// reading it an iteration later (asynchronous: the copies of iteration i
-/// then go to the buffer of iteration i - 2, which every warpgroup is done
-/// with before the barrier of i).
-unsigned buffersOf(const OperandLoad &operand, unsigned stages) {
-  return operand.allocs.empty() ? stages : stages + 1;
+/// Whether an op reading `alloc` in place feeds its result back to itself
+/// through `loop` (a dot accumulating over the loop): such a dot may run
+/// asynchronously, still reading its buffer an iteration later.
+bool accumulatesInPlace(scf::ForOp loop, LocalAllocOp alloc) {
+  Operation *yield = loop.getBody()->getTerminator();
+  for (Operation *reader : alloc->getUsers())
+    for (OpOperand &use : reader->getUses())
+      if (use.getOwner() == yield &&
+          llvm::is_contained(reader->getOperands(),
+                             loop.getRegionIterArg(use.getOperandNumber())))
+        return true;
+  return false;
+}
+
+/// The buffers an operand needs: one per stage, and one more where a dot
+/// that accumulates over the loop reads the buffer in place, as Hopper's
+/// asynchronous wgmma does (the copies of iteration i then go to the buffer
+/// of iteration i - 2, which every warpgroup is done with before the
+/// barrier of i). Dots waited for at once (attention's) need none.
+unsigned buffersOf(scf::ForOp loop, const OperandLoad &operand,
+                   unsigned stages) {
+  return llvm::any_of(operand.allocs,
+                      [&](LocalAllocOp alloc) {
+                        return accumulatesInPlace(loop, alloc);
+                      })
+             ? stages + 1
+             : stages;
 }
 
 /// Whether an iteration's copies go after its dots rather than before them.
@@ -326,7 +346,7 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages,
     Operation *load = operand.load;
     RankedTensorType type = operand.type();
     Attribute encoding = bufferLayout(operand);
-    unsigned count = buffersOf(operand, stages);
+    unsigned count = buffersOf(loop, operand, stages);
     SmallVector<int64_t> shape{int64_t(count)};
     llvm::append_range(shape, type.getShape());
     rewriter.setInsertionPoint(loop);
@@ -364,7 +384,8 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages,
   }
   Value tracker;
   DenseSet<Operation *> bulkOps;
-  // Bulk copies fill buffers read in place: stages + 1 of them.
+  // One barrier per stage and one more, so that a barrier is set up for
+  // its next use only after every thread waited for its last.
   unsigned bulkCount = stages + 1;
   if (!bulkLoads.empty()) {
     rewriter.setInsertionPoint(loop);
@@ -411,7 +432,8 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages,
     for (Operation *read : reads) {
       rewriter.setInsertionPoint(read);
       Location at = read->getLoc();
-      Value slot = emitSlot(rewriter, at, loop, buffersOf(operand, stages));
+      Value slot =
+          emitSlot(rewriter, at, loop, viewType.getAllocShape().front());
       Value view =
           MemDescIndexOp::create(rewriter, at, viewType, buffer, slot);
       if (TransOp trans = operand.trans) {

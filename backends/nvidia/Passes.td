@@ -120,13 +120,15 @@ def TileNvidiaPipelinePass
   let description = [{
     tile-pipeline, where the marked descriptor loads (tile.bulk_copy) of a
     loop whose blocks are stored to shared memory in a non-transposed
-    `#tile.nvmma_shared` layout become TMA copies into `S + 1` buffers:
-    before the loop one `tile_nvidia.init_barrier` per buffer (an array of
-    them); in each iteration, stage 0, a `tile.barrier` where more than one
-    warpgroup reads the buffers (every one is done with the buffer about to
-    be refilled), one `tile_nvidia.barrier_expect` of the iteration's bytes
-    and one `tile_nvidia.async_tma_copy_global_to_local` per load, on the
-    buffer's barrier; before the reads, a `tile_nvidia.wait_barrier` with
+    `#tile.nvmma_shared` layout become TMA copies into the buffers
+    tile-pipeline gives them (`S + 1` for a dot accumulating over the loop,
+    else `S`): before the loop `S + 1` `tile_nvidia.init_barrier`s (an
+    array, one used per iteration in turn); in each iteration, stage 0, a
+    `tile.barrier` where more than one warpgroup reads the buffers (every
+    one is done with the buffer about to be refilled), one
+    `tile_nvidia.barrier_expect` of the iteration's bytes and one
+    `tile_nvidia.async_tma_copy_global_to_local` per load, on the
+    iteration's barrier; before the reads, a `tile_nvidia.wait_barrier` with
     phase `(iteration / (S + 1)) & 1`; after the loop, the barriers are
     invalidated. Copies for iterations past the end are predicated off. The
     descriptor becomes a kernel argument holding its tensor map
