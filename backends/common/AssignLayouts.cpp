@@ -167,16 +167,13 @@ private:
           // load would have.
           RankedTensorType type = load.getType();
           unsigned bits = bitWidthOf(type.getElementType());
-          unsigned rank = type.getRank();
-          SmallVector<unsigned> order;
-          for (unsigned d = rank; d-- > 0;)
-            order.push_back(d);
           unsigned contiguity = std::min<int64_t>(
               std::max(1u, 128 / std::max(bits, 8u)), type.getShape().back());
+          // The default order: the last dimension fastest.
           setLayout(load.getResult(),
                     BlockedLayoutAttr::getDefault(context, type.getShape(),
                                                   bits, numWarps, warpSize,
-                                                  contiguity, order));
+                                                  contiguity));
         })
         .Case([&](ReduceOp reduce) {
           Attribute parent = layoutOf(reduce.getSrcs()[0]);

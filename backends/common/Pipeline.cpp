@@ -156,11 +156,10 @@ Value toI32(OpBuilder &b, Location loc, Value value) {
   return value;
 }
 
-/// Which of `count` buffers iteration `iv` of `loop` uses (the slot, an
-/// i32 in [0, count)), and how many times the buffers went round before
-/// (the round, an i32).
-std::pair<Value, Value> emitSlotAndRound(OpBuilder &b, Location loc,
-                                         scf::ForOp loop, unsigned count) {
+/// The iteration `loop` is in (from 0), and `count`, both of its
+/// induction type.
+std::pair<Value, Value> iterationAnd(OpBuilder &b, Location loc,
+                                     scf::ForOp loop, unsigned count) {
   Value iteration = arith::DivSIOp::create(
       b, loc,
       arith::SubIOp::create(b, loc, loop.getInductionVar(),
@@ -171,13 +170,24 @@ std::pair<Value, Value> emitSlotAndRound(OpBuilder &b, Location loc,
       isa<IndexType>(type)
           ? Value(arith::ConstantIndexOp::create(b, loc, count))
           : Value(arith::ConstantIntOp::create(b, loc, type, count));
+  return {iteration, countValue};
+}
+
+/// Which of `count` buffers the current iteration of `loop` uses (an i32
+/// in [0, count)).
+Value emitSlot(OpBuilder &b, Location loc, scf::ForOp loop, unsigned count) {
+  auto [iteration, countValue] = iterationAnd(b, loc, loop, count);
+  return toI32(b, loc, arith::RemSIOp::create(b, loc, iteration, countValue));
+}
+
+/// The slot (emitSlot) and how many times the buffers went round before
+/// (the round, an i32).
+std::pair<Value, Value> emitSlotAndRound(OpBuilder &b, Location loc,
+                                         scf::ForOp loop, unsigned count) {
+  auto [iteration, countValue] = iterationAnd(b, loc, loop, count);
   Value slot = arith::RemSIOp::create(b, loc, iteration, countValue);
   Value round = arith::DivSIOp::create(b, loc, iteration, countValue);
   return {toI32(b, loc, slot), toI32(b, loc, round)};
-}
-
-Value emitSlot(OpBuilder &b, Location loc, scf::ForOp loop, unsigned count) {
-  return emitSlotAndRound(b, loc, loop, count).first;
 }
 
 /// Ops of the loop's body that the copies need in the same iteration: their
