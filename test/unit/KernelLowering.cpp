@@ -63,15 +63,10 @@ void tessera::test::compileToLLVM(llvm::StringRef spec,
     FAIL() << error.what() << "\n" << source;
   }
   out.context = std::make_unique<llvm::LLVMContext>();
-  llvm::SMDiagnostic diagnostic;
-  out.module =
-      llvm::parseAssemblyString(compiled.llvmIR, diagnostic, *out.context);
-  if (!out.module) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    diagnostic.print("kernel.ll", os);
-    FAIL() << text;
-  }
+  auto module = parseKernelModule(compiled.llvmIR, *out.context);
+  if (!module)
+    FAIL() << llvm::toString(module.takeError());
+  out.module = std::move(*module);
   out.kernel = out.module->getFunction(compiled.name);
   ASSERT_NE(out.kernel, nullptr);
   out.warpSize = compiled.warpSize;
