@@ -18,6 +18,7 @@
 #include "ir/Tile/TileOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 
 namespace mlir::tile {
@@ -269,22 +270,28 @@ public:
     LocalDeallocOp::create(b, loc, tracker);
   }
 
-  bool predicate(RewriterBase &rewriter, Operation *op,
-                 Value pred) const override {
+  Operation *predicate(RewriterBase &rewriter, Operation *op,
+                       Value pred) const override {
     if (isa<BarrierOp>(op))
-      return true; // every thread runs it, as it must
+      return op; // every thread runs it, as it must
+    rewriter.setInsertionPoint(op);
+    if (isa<WaitBarrierOp>(op)) {
+      // No copy completes the phase of an iteration past the end.
+      auto guard = scf::IfOp::create(rewriter, op->getLoc(), pred);
+      rewriter.moveOpBefore(op, guard.thenBlock()->getTerminator());
+      return guard;
+    }
     auto andPred = [&](OpOperand &operand) {
-      rewriter.setInsertionPoint(op);
       Value both =
           arith::AndIOp::create(rewriter, op->getLoc(), operand.get(), pred);
       rewriter.modifyOpInPlace(op, [&] { operand.set(both); });
-      return true;
+      return op;
     };
     if (auto expect = dyn_cast<BarrierExpectOp>(op))
       return andPred(expect.getPredMutable());
     if (auto copy = dyn_cast<AsyncTmaCopyGlobalToLocalOp>(op))
       return andPred(copy.getPredMutable());
-    return false;
+    return nullptr;
   }
 };
 
@@ -356,7 +363,8 @@ struct TileNvidiaPipelinePass
   using TileNvidiaPipelinePassBase::TileNvidiaPipelinePassBase;
 
   void runOnOperation() override {
-    if (failed(pipelineLoops(getOperation(), numStages, &tmaCopies())))
+    PipelineTarget target{&tmaCopies(), isWarpGroupDot};
+    if (failed(pipelineLoops(getOperation(), numStages, target)))
       signalPassFailure();
   }
 };

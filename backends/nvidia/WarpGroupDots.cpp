@@ -92,43 +92,125 @@ bool isStableOperand(Value view, scf::ForOp loop) {
          });
 }
 
+/// Whether `use` needs the dot's result in registers: anything but the
+/// accumulator of a later asynchronous dot, which the hardware chains.
+bool readsResult(OpOperand &use, Block *body) {
+  auto dot = dyn_cast<WarpGroupDotOp>(use.getOwner());
+  return !(dot && dot.getIsAsync() && dot->getBlock() == body &&
+           &use == &dot.getCMutable());
+}
+
+/// The first op of `body` that reads `value` (through nested regions too),
+/// leaving out the terminator; null where none does.
+Operation *firstReader(Value value, Block *body) {
+  Operation *first = nullptr;
+  for (OpOperand &use : value.getUses()) {
+    Operation *op = body->findAncestorOpInBlock(*use.getOwner());
+    if (!op || op == body->getTerminator() || !readsResult(use, body))
+      continue;
+    if (!first || op->isBeforeInBlock(first))
+      first = op;
+  }
+  return first;
+}
+
+/// Puts a wait for at most `pendings` dots in flight before `before`,
+/// through which the later reads of `values` go.
+void waitBefore(Operation *before, ValueRange values, unsigned pendings) {
+  OpBuilder b(before);
+  SmallVector<Value> inputs(values);
+  auto wait = WarpGroupDotWaitOp::create(b, before->getLoc(),
+                                         ValueRange(inputs).getTypes(), inputs,
+                                         pendings);
+  for (auto [value, waited] : llvm::zip(inputs, wait.getResults()))
+    value.replaceUsesWithIf(waited, [&](OpOperand &use) {
+      Operation *user = before->getBlock()->findAncestorOpInBlock(
+          *use.getOwner());
+      return user && user != wait && !user->isBeforeInBlock(wait);
+    });
+}
+
 struct TileNvidiaAsyncWarpGroupDotsPass
     : public mlir::tile::impl::TileNvidiaAsyncWarpGroupDotsPassBase<
           TileNvidiaAsyncWarpGroupDotsPass> {
   void runOnOperation() override {
-    SmallVector<WarpGroupDotOp> dots;
-    getOperation().walk([&](WarpGroupDotOp dot) { dots.push_back(dot); });
-    for (WarpGroupDotOp dot : dots)
-      makeAsync(dot);
+    SmallVector<scf::ForOp> loops;
+    getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops)
+      makeAsync(loop);
   }
 
-  /// Starts `dot` and waits for the previous iteration's where the loop
-  /// carries its accumulator from dot to dot and nothing else reads it; the
-  /// loop's result is waited for after it.
-  void makeAsync(WarpGroupDotOp dot) {
-    auto loop = dyn_cast<scf::ForOp>(dot->getParentOp());
-    auto carried = dyn_cast<BlockArgument>(dot.getC());
-    if (!loop || !carried || carried.getOwner() != loop.getBody() ||
-        !carried.hasOneUse() || !dot.getD().hasOneUse() ||
-        !isa<MemDescType>(dot.getA().getType()) ||
-        !isStableOperand(dot.getA(), loop) ||
-        !isStableOperand(dot.getB(), loop))
+  /// Starts the warpgroup dots of `loop`'s body whose shared-memory
+  /// operands nothing in the loop writes, and waits for each just before
+  /// its result is read: later in the iteration, or through the loop in
+  /// the next one (attention's q kᵀ started an iteration ahead, its p v
+  /// read when the accumulator is rescaled). A dot whose result goes round
+  /// the loop is waited for at the latest when it is started again (one in
+  /// flight, as the pipeliner's spare buffer allows); the loop's results
+  /// after it.
+  void makeAsync(scf::ForOp loop) {
+    Block *body = loop.getBody();
+    SmallVector<WarpGroupDotOp> dots;
+    for (auto dot : body->getOps<WarpGroupDotOp>())
+      if (llvm::all_of(dot->getOperands(), [&](Value operand) {
+            return !isa<MemDescType>(operand.getType()) ||
+                   isStableOperand(operand, loop);
+          }))
+        dots.push_back(dot);
+    if (dots.empty())
       return;
-    OpOperand &yielded = *dot.getD().getUses().begin();
-    if (yielded.getOwner() != loop.getBody()->getTerminator() ||
-        yielded.getOperandNumber() + 1 != carried.getArgNumber())
-      return;
-    OpBuilder b(dot);
-    dot.setIsAsync(true);
-    b.setInsertionPointAfter(dot);
-    auto inFlight = WarpGroupDotWaitOp::create(
-        b, dot.getLoc(), TypeRange{dot.getType()}, ValueRange{dot.getD()}, 1);
-    yielded.set(inFlight.getResult(0));
-    Value result = loop.getResult(yielded.getOperandNumber());
+    for (WarpGroupDotOp dot : dots)
+      dot.setIsAsync(true);
+    // How many of the dots start before `op` in an iteration.
+    auto startedBefore = [&](Operation *op) {
+      return unsigned(llvm::count_if(dots, [&](WarpGroupDotOp dot) {
+        return dot->isBeforeInBlock(op);
+      }));
+    };
+    Operation *yield = body->getTerminator();
+    unsigned count = dots.size();
+    for (auto [i, dot] : llvm::enumerate(dots)) {
+      Value result = dot.getD();
+      if (Operation *reader = firstReader(result, body)) {
+        waitBefore(reader, result, startedBefore(reader) - i - 1);
+        continue;
+      }
+      auto carried = llvm::find_if(yield->getOpOperands(), [&](OpOperand &use) {
+        return use.get() == result;
+      });
+      if (carried == yield->getOpOperands().end())
+        continue;
+      BlockArgument previous =
+          loop.getRegionIterArg(carried->getOperandNumber());
+      Operation *reader = firstReader(previous, body);
+      if (reader && !dot->isBeforeInBlock(reader)) {
+        waitBefore(reader, previous, count - i - 1 + startedBefore(reader));
+        continue;
+      }
+      // Read late or not at all: the previous iteration's is waited for
+      // once this one starts.
+      SmallVector<Value> values{result};
+      if (reader)
+        values.push_back(previous);
+      waitBefore(dot->getNextNode(), values, count);
+    }
+    // Every dot is done after the loop, its results read through the wait.
+    SmallVector<Value> results;
+    for (auto [yielded, result] :
+         llvm::zip(yield->getOperands(), loop.getResults()))
+      if (isa_and_nonnull<WarpGroupDotOp, WarpGroupDotWaitOp>(
+              yielded.getDefiningOp()))
+        results.push_back(result);
+    OpBuilder b(loop->getContext());
     b.setInsertionPointAfter(loop);
     auto done = WarpGroupDotWaitOp::create(
-        b, dot.getLoc(), TypeRange{result.getType()}, ValueRange{result}, 0);
-    result.replaceAllUsesExcept(done.getResult(0), done);
+        b, loop.getLoc(), ValueRange(results).getTypes(), results, 0);
+    for (auto [result, waited] : llvm::zip(results, done.getResults()))
+      result.replaceAllUsesExcept(waited, done);
   }
 };
 } // namespace
+
+bool mlir::tile::nvidia::isWarpGroupDot(Operation *op) {
+  return isa<WarpGroupDotOp>(op);
+}
