@@ -122,7 +122,7 @@ def attn_fwd_kernel(Q, K, V, Out, sm_scale,
 # (BLOCK_M, BLOCK_N, num_stages, num_warps): tutorial 06's space with
 # BLOCK_M a multiple of BLOCK_N, less its own prune on sm_90 (8 warps for
 # tiles under 128x128).
-CONFIGS = [(bm, bn, s, w) for bm in (64, 128) for bn in (32, 64, 128) for s in (3, 4)
+CONFIGS = [(bm, bn, s, w) for bm in (64, 128) for bn in (32, 64, 128) for s in (2, 3, 4)
            for w in (4, 8) if bm % bn == 0 and not (bm * bn < 128 * 128 and w == 8)]
 # The fixed config whose cold compile is timed.
 COLD_CONFIG = {"BLOCK_M": 128, "BLOCK_N": 64, "num_stages": 3, "num_warps": 4}

@@ -681,7 +681,7 @@ LogicalResult mlir::tile::runLayoutStage(ModuleOp module,
   // Converts of values a loop does not change (attention's q) run once.
   pm.addPass(createLoopInvariantCodeMotionPass());
   if (stage.numStages) {
-    pm.addPass(createPipelinePass(stage.numStages, stage.pipeline));
+    pm.addPass(createPipelinePass(stage.numStages, stage.bulkCopies));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }

@@ -40,22 +40,10 @@ public:
                     Value round) const = 0;
   /// After the loop, once every copy is waited for.
   virtual void release(OpBuilder &b, Location loc, Value tracker) const = 0;
-  /// Makes `op` (one copy() or wait() made) do nothing where `pred` (i1)
-  /// is false: returns what replaces it (itself, changed or not), null
-  /// where it cannot.
-  virtual Operation *predicate(RewriterBase &rewriter, Operation *op,
-                               Value pred) const = 0;
-};
-
-/// What tile-pipeline uses of a target.
-struct PipelineTarget {
-  /// The target's bulk copies (null: none).
-  const BulkCopies *bulk = nullptr;
-  /// Whether `op` is a dot the target starts asynchronously, reading its
-  /// shared-memory operands in place until it is waited for (Hopper's
-  /// wgmma; null: none is). A loop with such a dot whose result feeds
-  /// another dot (attention's q kᵀ) starts it an iteration ahead.
-  bool (*isAsyncDot)(Operation *op) = nullptr;
+  /// Makes `op` (one copy() made) do nothing where `pred` (i1) is false;
+  /// false where it cannot.
+  virtual bool predicate(RewriterBase &rewriter, Operation *op,
+                         Value pred) const = 0;
 };
 
 /// The layout stage every backend runs, with the backend's parts.
@@ -67,8 +55,8 @@ struct LayoutStage {
   llvm::function_ref<void(OpPassManager &)> addMatrixUnitPasses;
   /// The default pipelining depth; 0 for a backend that does not pipeline.
   unsigned numStages = 0;
-  /// What the pipeliner uses of the backend.
-  PipelineTarget pipeline;
+  /// The backend's bulk copies for the pipeliner (null: none).
+  const BulkCopies *bulkCopies = nullptr;
   llvm::function_ref<void(OpPassManager &)> addLatePasses;
 };
 
@@ -81,13 +69,14 @@ struct LayoutStage {
 /// the late passes.
 LogicalResult runLayoutStage(ModuleOp module, const LayoutStage &stage);
 
-/// tile-pipeline's work on `module`, for `target`.
+/// tile-pipeline's work on `module`, copying descriptor blocks with `bulk`
+/// (null: none are).
 LogicalResult pipelineLoops(ModuleOp module, unsigned numStages,
-                            const PipelineTarget &target);
+                            const BulkCopies *bulk);
 
-/// A pass running pipelineLoops (tile-pipeline, for a backend).
+/// A pass running pipelineLoops (tile-pipeline, with a backend's copies).
 std::unique_ptr<Pass> createPipelinePass(unsigned numStages,
-                                         const PipelineTarget &target);
+                                         const BulkCopies *bulk);
 
 } // namespace mlir::tile
 

@@ -260,29 +260,30 @@ Operation *predicate(RewriterBase &rewriter, Operation *op, Value pred) {
   return nullptr;
 }
 
-/// Whether an op reading `alloc` in place hands its result to the next
-/// iteration (a dot accumulating over the loop, or attention's p v): such
-/// a dot may run asynchronously, still reading its buffer an iteration
-/// later.
-bool carriedByLoop(scf::ForOp loop, LocalAllocOp alloc) {
+/// Whether an op reading `alloc` in place feeds its result back to itself
+/// through `loop` (a dot accumulating over the loop): such a dot may run
+/// asynchronously, still reading its buffer an iteration later.
+bool accumulatesInPlace(scf::ForOp loop, LocalAllocOp alloc) {
   Operation *yield = loop.getBody()->getTerminator();
-  return llvm::any_of(alloc->getUsers(), [&](Operation *reader) {
-    return llvm::any_of(reader->getResults(), [&](Value result) {
-      return llvm::is_contained(yield->getOperands(), result);
-    });
-  });
+  for (Operation *reader : alloc->getUsers())
+    for (OpOperand &use : reader->getUses())
+      if (use.getOwner() == yield &&
+          llvm::is_contained(reader->getOperands(),
+                             loop.getRegionIterArg(use.getOperandNumber())))
+        return true;
+  return false;
 }
 
 /// The buffers an operand needs: one per stage, and one more where a dot
-/// that hands its result to the next iteration reads the buffer in place,
-/// as Hopper's asynchronous wgmma does (the copies of iteration i then go
-/// to the buffer of iteration i - 2, which every warpgroup is done with
-/// before the barrier of i).
+/// that accumulates over the loop reads the buffer in place, as Hopper's
+/// asynchronous wgmma does (the copies of iteration i then go to the buffer
+/// of iteration i - 2, which every warpgroup is done with before the
+/// barrier of i). Dots waited for at once (attention's) need none.
 unsigned buffersOf(scf::ForOp loop, const OperandLoad &operand,
                    unsigned stages) {
   return llvm::any_of(operand.allocs,
                       [&](LocalAllocOp alloc) {
-                        return carriedByLoop(loop, alloc);
+                        return accumulatesInPlace(loop, alloc);
                       })
              ? stages + 1
              : stages;
@@ -312,67 +313,10 @@ bool copiesLate(scf::ForOp loop) {
   return macs / warps.getInt() >= (int64_t(1) << 18);
 }
 
-/// Whether `dot`'s result reaches, through `loop`'s body, another dot the
-/// target starts asynchronously.
-bool feedsAsyncDot(scf::ForOp loop, Operation *dot,
-                   const PipelineTarget &target) {
-  SmallVector<Operation *> worklist{dot};
-  DenseSet<Operation *> seen{dot};
-  while (!worklist.empty())
-    for (Operation *user : worklist.pop_back_val()->getUsers()) {
-      user = loop.getBody()->findAncestorOpInBlock(*user);
-      if (!user || !seen.insert(user).second)
-        continue;
-      if (target.isAsyncDot(user))
-        return true;
-      worklist.push_back(user);
-    }
-  return false;
-}
-
-/// The ops that start an iteration ahead of the rest of it (stage S - 2):
-/// a dot the target starts asynchronously whose result feeds another one
-/// (attention's q kᵀ, whose softmax feeds p v), with what it needs of the
-/// body (views and reads of the buffers, pure ops of the induction
-/// variable; not the copies, which are earlier still). Its product then
-/// runs while the previous iteration's softmax does. Empty where there is
-/// no such dot, or it needs anything else.
-SetVector<Operation *> lookaheadOps(scf::ForOp loop,
-                                    const PipelineTarget &target,
-                                    const DenseSet<Operation *> &copies) {
-  Block *body = loop.getBody();
-  if (!target.isAsyncDot)
-    return {};
-  for (Operation &dot : body->without_terminator()) {
-    if (!target.isAsyncDot(&dot) || !feedsAsyncDot(loop, &dot, target))
-      continue;
-    SetVector<Operation *> ops;
-    ops.insert(&dot);
-    bool movable = true;
-    for (unsigned i = 0; movable && i < ops.size(); ++i)
-      for (Value operand : ops[i]->getOperands()) {
-        if (auto arg = dyn_cast<BlockArgument>(operand)) {
-          movable &= arg.getOwner() != body || arg == loop.getInductionVar();
-          continue;
-        }
-        Operation *def = operand.getDefiningOp();
-        if (def->getBlock() != body || copies.contains(def))
-          continue;
-        movable &= def->getNumRegions() == 0 &&
-                   (isMemoryEffectFree(def) || isa<LocalLoadOp>(def));
-        ops.insert(def);
-      }
-    if (movable)
-      return ops;
-  }
-  return {};
-}
-
 /// Rewrites the operand loads of `loop` as copies into buffers and local
 /// loads of them, and pipelines it over `stages` stages.
 LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages,
-                           const PipelineTarget &target) {
-  const BulkCopies *bulk = target.bulk;
+                           const BulkCopies *bulk) {
   SmallVector<OperandLoad> loads = findOperandLoads(loop, bulk);
   if (loads.empty())
     return success();
@@ -482,18 +426,14 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages,
   }
   Operation *beforeWaits = firstRead->getPrevNode();
   rewriter.setInsertionPoint(firstRead);
-  AsyncWaitOp groupWait;
   if (pointerCopies)
-    groupWait = AsyncWaitOp::create(rewriter, loc, stages - 2);
+    AsyncWaitOp::create(rewriter, loc, stages - 2);
   if (tracker) {
     auto [slot, round] = emitSlotAndRound(rewriter, loc, loop, bulkCount);
     bulk->wait(rewriter, loc, tracker, slot, round);
   }
   Operation *wait =
       beforeWaits ? beforeWaits->getNextNode() : &body->front();
-  SetVector<Operation *> waits;
-  for (Operation *op = wait; op != firstRead; op = op->getNextNode())
-    waits.insert(op);
   for (auto [operand, buffer, copied] : llvm::zip(loads, buffers, views)) {
     auto viewType = cast<MemDescType>(copied.getType());
     SmallVector<Operation *> reads(operand.converts.begin(),
@@ -541,32 +481,15 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages,
   for (Value buffer : llvm::reverse(buffers))
     LocalDeallocOp::create(rewriter, loc, buffer);
 
-  // A dot that starts an iteration ahead waits for its buffers there, one
-  // group fewer in flight (the copies of the iteration after are then done
-  // too).
-  SetVector<Operation *> early =
-      stages >= 3 ? lookaheadOps(loop, target, *stage0)
-                  : SetVector<Operation *>();
-  if (!early.empty() && groupWait)
-    groupWait.setNum(stages - 3);
-
-  // The schedule: the waits (with what starts ahead, or the first of
-  // them), then the copies (after the wait's barrier, so they may
-  // overwrite what the last iteration read) and the rest, in the order
-  // copiesLate picks.
+  // The schedule: the waits, then the copies (after the wait's barrier, so
+  // they may overwrite what the last iteration read) and the rest, in the
+  // order copiesLate picks.
   std::vector<std::pair<Operation *, unsigned>> schedule;
-  SetVector<Operation *> first = early;
-  if (early.empty())
-    first.insert(wait);
-  else
-    first.insert(waits.begin(), waits.end());
-  unsigned firstStage = early.empty() ? stages - 1 : stages - 2;
   for (Operation &op : body->without_terminator())
-    if (early.empty() && op.isBeforeInBlock(wait) && !stage0->contains(&op))
-      schedule.emplace_back(&op, stages - 1);
-  for (Operation &op : body->without_terminator())
-    if (first.contains(&op))
-      schedule.emplace_back(&op, firstStage);
+    if (op.isBeforeInBlock(wait))
+      if (!stage0->contains(&op))
+        schedule.emplace_back(&op, stages - 1);
+  schedule.emplace_back(wait, stages - 1);
   auto addCopies = [&] {
     for (Operation &op : body->without_terminator())
       if (stage0->contains(&op))
@@ -576,8 +499,7 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages,
   if (!late)
     addCopies();
   for (Operation &op : body->without_terminator())
-    if ((!early.empty() || wait->isBeforeInBlock(&op)) &&
-        !stage0->contains(&op) && !first.contains(&op))
+    if (wait->isBeforeInBlock(&op) && !stage0->contains(&op))
       schedule.emplace_back(&op, stages - 1);
   if (late)
     addCopies();
@@ -589,14 +511,10 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages,
       };
   options.peelEpilogue = false;
   options.supportDynamicLoops = true;
-  // What starts ahead (the only reads and dots of early stages) runs past
-  // the end too: it only reads shared memory.
-  options.predicateFn = [&](RewriterBase &rewriter, Operation *op,
-                            Value pred) -> Operation * {
-    if (isa<LocalLoadOp>(op) || (target.isAsyncDot && target.isAsyncDot(op)))
+  options.predicateFn = [bulk](RewriterBase &rewriter, Operation *op,
+                               Value pred) -> Operation * {
+    if (bulk && bulk->predicate(rewriter, op, pred))
       return op;
-    if (Operation *done = bulk ? bulk->predicate(rewriter, op, pred) : nullptr)
-      return done;
     return predicate(rewriter, op, pred);
   };
   rewriter.setInsertionPoint(loop);
@@ -614,17 +532,16 @@ unsigned stagesOf(scf::ForOp loop, unsigned fallback) {
 struct TilePipelinePass
     : public mlir::tile::impl::TilePipelinePassBase<TilePipelinePass> {
   using TilePipelinePassBase::TilePipelinePassBase;
-  TilePipelinePass(unsigned stages, const PipelineTarget &target)
-      : target(target) {
+  TilePipelinePass(unsigned stages, const BulkCopies *bulk) : bulk(bulk) {
     numStages = stages;
   }
 
   void runOnOperation() override {
-    if (failed(pipelineLoops(getOperation(), numStages, target)))
+    if (failed(pipelineLoops(getOperation(), numStages, bulk)))
       signalPassFailure();
   }
 
-  PipelineTarget target;
+  const BulkCopies *bulk = nullptr;
 };
 
 } // namespace
@@ -632,7 +549,7 @@ struct TilePipelinePass
 mlir::tile::BulkCopies::~BulkCopies() = default;
 
 LogicalResult mlir::tile::pipelineLoops(ModuleOp module, unsigned numStages,
-                                        const PipelineTarget &target) {
+                                        const BulkCopies *bulk) {
   SmallVector<scf::ForOp> loops;
   module.walk([&](scf::ForOp loop) {
     bool innermost = true;
@@ -641,13 +558,12 @@ LogicalResult mlir::tile::pipelineLoops(ModuleOp module, unsigned numStages,
       loops.push_back(loop);
   });
   for (scf::ForOp loop : loops)
-    if (failed(pipelineLoop(loop, stagesOf(loop, numStages), target)))
+    if (failed(pipelineLoop(loop, stagesOf(loop, numStages), bulk)))
       return failure();
   return success();
 }
 
-std::unique_ptr<Pass>
-mlir::tile::createPipelinePass(unsigned numStages,
-                               const PipelineTarget &target) {
-  return std::make_unique<TilePipelinePass>(numStages, target);
+std::unique_ptr<Pass> mlir::tile::createPipelinePass(unsigned numStages,
+                                                     const BulkCopies *bulk) {
+  return std::make_unique<TilePipelinePass>(numStages, bulk);
 }

@@ -571,22 +571,30 @@ public:
       }
     }
 
+    // A's registers are packed before the fence: written after it, ptxas
+    // has to fence each wgmma again.
+    SmallVector<SmallVector<Value>> aPacked;
+    for (int64_t k0 = 0; !a && k0 < k; k0 += instrK)
+      for (const SmallVector<int32_t> &tile : tiles) {
+        SmallVector<Value> &packed = aPacked.emplace_back();
+        for (ArrayRef<Value> part :
+             aRegisters->aFragment(tile, 0, 1, k0, kWidth)) {
+          if (part.empty())
+            return loweringError(op, "a thread does not hold the A "
+                                     "fragment of its wgmma tiles");
+          packed.push_back(pack(rewriter, loc, part, false));
+        }
+      }
     callIntrinsic(rewriter, loc, "llvm.nvvm.wgmma.fence.sync.aligned");
     Value accumulate = i32Constant(rewriter, loc, 1);
+    const SmallVector<Value> *nextPacked = aPacked.begin();
     for (int64_t k0 = 0; k0 < k; k0 += instrK) {
       for (auto [tile, regs] : llvm::zip(tiles, tileRegs)) {
         SmallVector<Value> operands;
-        if (a) {
+        if (a)
           operands.push_back(descriptor(aBase, *a, a->byteOffset(tile[0], k0)));
-        } else {
-          for (ArrayRef<Value> part :
-               aRegisters->aFragment(tile, 0, 1, k0, kWidth)) {
-            if (part.empty())
-              return loweringError(op, "a thread does not hold the A "
-                                       "fragment of its wgmma tiles");
-            operands.push_back(pack(rewriter, loc, part, false));
-          }
-        }
+        else
+          llvm::append_range(operands, *nextPacked++);
         operands.push_back(descriptor(bBase, *b, b->byteOffset(k0, tile[1])));
         operands.push_back(accumulate);
         for (unsigned r : regs)

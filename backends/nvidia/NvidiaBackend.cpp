@@ -182,11 +182,8 @@ public:
     stage.addMatrixUnitPasses = addMatrixUnitPasses;
     // Loops that feed dots are pipelined with cp.async (and TMA).
     stage.numStages = options.numStages;
-    if (capability == 90) {
-      stage.pipeline.isAsyncDot = nvidia::isWarpGroupDot;
-      if (options.bulkCopies)
-        stage.pipeline.bulk = &nvidia::tmaCopies();
-    }
+    if (capability == 90 && options.bulkCopies)
+      stage.bulkCopies = &nvidia::tmaCopies();
     auto addLatePasses = [](mlir::OpPassManager &pm) {
       pm.addPass(createTileNvidiaLowerBulkCopiesPass());
       pm.addPass(createTileNvidiaAsyncWarpGroupDotsPass());

@@ -28,8 +28,6 @@ bool comesFromDot(Value value);
 bool isChained(DotOp dot);
 /// TMA copies with transaction barriers, for the pipeliner.
 const BulkCopies &tmaCopies();
-/// Whether `op` is a warpgroup dot (wgmma, started asynchronously).
-bool isWarpGroupDot(Operation *op);
 } // namespace nvidia
 
 } // namespace mlir::tile

@@ -58,16 +58,26 @@ def TileNvidiaAssignMmaPass
 
 def TileNvidiaAsyncWarpGroupDotsPass
     : Pass<"tile-nvidia-async-warpgroup-dots", "::mlir::ModuleOp"> {
-  let summary = "keep one wgmma in flight in loops that accumulate";
+  let summary = "start the wgmmas of loops asynchronously";
   let description = [{
-    A `tile_nvidia.warpgroup_dot` in an `scf.for` whose accumulator the
-    loop carries from it to itself alone, and whose operands are buffers
-    allocated before the loop that nothing in it stores to from registers
-    (those tile-pipeline's copies fill, with a spare buffer for this), is
-    made asynchronous; a `tile_nvidia.warpgroup_dot_wait {pendings = 1}`
-    after it, which the loop carries on, retires the previous iteration's,
-    and one with `pendings = 0` after the loop gives its result. Run it
-    after tile-pipeline.
+    Each `tile_nvidia.warpgroup_dot` directly in an `scf.for` whose
+    shared-memory operands are buffers allocated before the loop that
+    nothing in it stores to from registers (those tile-pipeline's copies
+    fill, or loop invariants) is made asynchronous, and a
+    `tile_nvidia.warpgroup_dot_wait` with the number of the loop's dots
+    started since (in-order retirement) goes in before its result is first
+    read, through which the later reads go. The accumulator of a later
+    asynchronous dot is not a read (the hardware chains them). A result
+    not read in its iteration is waited for before the `scf.yield`, except
+    where the dot accumulates into the value the loop carries and nothing
+    else reads it (a matmul's loop): there a wait with `pendings` equal to
+    the number of dots goes right after it, retiring the previous
+    iteration's and leaving this one in flight (tile-pipeline gives such
+    operands a spare buffer). ptxas serializes every wgmma of a kernel
+    where a register of one in flight may be read, and does not follow the
+    groups round a loop: nothing else crosses the back edge in flight. A
+    wait with `pendings = 0` after the loop gives the results the loop
+    carries from the dots. Run it after tile-pipeline.
   }];
   let dependentDialects = ["::mlir::tile::nvidia::TileNvidiaDialect"];
 }

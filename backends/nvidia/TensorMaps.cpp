@@ -18,7 +18,6 @@
 #include "ir/Tile/TileOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 
 namespace mlir::tile {
@@ -270,28 +269,22 @@ public:
     LocalDeallocOp::create(b, loc, tracker);
   }
 
-  Operation *predicate(RewriterBase &rewriter, Operation *op,
-                       Value pred) const override {
+  bool predicate(RewriterBase &rewriter, Operation *op,
+                 Value pred) const override {
     if (isa<BarrierOp>(op))
-      return op; // every thread runs it, as it must
-    rewriter.setInsertionPoint(op);
-    if (isa<WaitBarrierOp>(op)) {
-      // No copy completes the phase of an iteration past the end.
-      auto guard = scf::IfOp::create(rewriter, op->getLoc(), pred);
-      rewriter.moveOpBefore(op, guard.thenBlock()->getTerminator());
-      return guard;
-    }
+      return true; // every thread runs it, as it must
     auto andPred = [&](OpOperand &operand) {
+      rewriter.setInsertionPoint(op);
       Value both =
           arith::AndIOp::create(rewriter, op->getLoc(), operand.get(), pred);
       rewriter.modifyOpInPlace(op, [&] { operand.set(both); });
-      return op;
+      return true;
     };
     if (auto expect = dyn_cast<BarrierExpectOp>(op))
       return andPred(expect.getPredMutable());
     if (auto copy = dyn_cast<AsyncTmaCopyGlobalToLocalOp>(op))
       return andPred(copy.getPredMutable());
-    return nullptr;
+    return false;
   }
 };
 
@@ -363,8 +356,7 @@ struct TileNvidiaPipelinePass
   using TileNvidiaPipelinePassBase::TileNvidiaPipelinePassBase;
 
   void runOnOperation() override {
-    PipelineTarget target{&tmaCopies(), isWarpGroupDot};
-    if (failed(pipelineLoops(getOperation(), numStages, target)))
+    if (failed(pipelineLoops(getOperation(), numStages, &tmaCopies())))
       signalPassFailure();
   }
 };

@@ -1,10 +1,10 @@
 //===- WarpGroupDots.cpp - what wgmma needs once loops are pipelined ------===//
 //
-// Two passes over warpgroup dots after tile-pipeline: the dots of a
-// pipelined loop whose accumulator only feeds the next iteration's dot run
-// asynchronously, one in flight (tile-nvidia-async-warpgroup-dots); writes
-// from registers into buffers wgmma reads are fenced
-// (tile-nvidia-fence-async-shared).
+// Two passes over warpgroup dots after tile-pipeline: the dots of a loop
+// run asynchronously, each waited for just before its result is read, an
+// accumulator that only feeds the next iteration's dot one in flight
+// (tile-nvidia-async-warpgroup-dots); writes from registers into buffers
+// wgmma reads are fenced (tile-nvidia-fence-async-shared).
 //
 //===----------------------------------------------------------------------===//
 
@@ -142,12 +142,10 @@ struct TileNvidiaAsyncWarpGroupDotsPass
 
   /// Starts the warpgroup dots of `loop`'s body whose shared-memory
   /// operands nothing in the loop writes, and waits for each just before
-  /// its result is read: later in the iteration, or through the loop in
-  /// the next one (attention's q kᵀ started an iteration ahead, its p v
-  /// read when the accumulator is rescaled). A dot whose result goes round
-  /// the loop is waited for at the latest when it is started again (one in
-  /// flight, as the pipeliner's spare buffer allows); the loop's results
-  /// after it.
+  /// its result is read later in the iteration, else before the loop goes
+  /// round; a dot accumulating over the loop is waited for when it is
+  /// started again (one in flight, as the pipeliner's spare buffer allows).
+  /// Every one is waited for after the loop.
   void makeAsync(scf::ForOp loop) {
     Block *body = loop.getBody();
     SmallVector<WarpGroupDotOp> dots;
@@ -175,24 +173,23 @@ struct TileNvidiaAsyncWarpGroupDotsPass
         waitBefore(reader, result, startedBefore(reader) - i - 1);
         continue;
       }
-      auto carried = llvm::find_if(yield->getOpOperands(), [&](OpOperand &use) {
-        return use.get() == result;
-      });
-      if (carried == yield->getOpOperands().end())
-        continue;
-      BlockArgument previous =
-          loop.getRegionIterArg(carried->getOperandNumber());
-      Operation *reader = firstReader(previous, body);
-      if (reader && !dot->isBeforeInBlock(reader)) {
-        waitBefore(reader, previous, count - i - 1 + startedBefore(reader));
-        continue;
+      // Accumulated over the loop and read by nothing else (a matmul's
+      // loop): the previous iteration's is waited for once this one
+      // starts, one in flight (the pipeliner gave its operands a spare
+      // buffer).
+      auto carried = llvm::find(yield->getOperands(), result);
+      if (carried != yield->operand_end()) {
+        Value previous = loop.getRegionIterArg(
+            std::distance(yield->operand_begin(), carried));
+        if (dot.getC() == previous && !firstReader(previous, body)) {
+          waitBefore(dot->getNextNode(), result, count);
+          continue;
+        }
       }
-      // Read late or not at all: the previous iteration's is waited for
-      // once this one starts.
-      SmallVector<Value> values{result};
-      if (reader)
-        values.push_back(previous);
-      waitBefore(dot->getNextNode(), values, count);
+      // Else done before the loop goes round. ptxas serializes every wgmma
+      // of a kernel where a register of one in flight may be read, and it
+      // does not follow the groups round the loop.
+      waitBefore(yield, result, count - i - 1);
     }
     // Every dot is done after the loop, its results read through the wait.
     SmallVector<Value> results;
@@ -210,7 +207,3 @@ struct TileNvidiaAsyncWarpGroupDotsPass
   }
 };
 } // namespace
-
-bool mlir::tile::nvidia::isWarpGroupDot(Operation *op) {
-  return isa<WarpGroupDotOp>(op);
-}

@@ -60,3 +60,52 @@ func.func @matmul(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32},
   tile.store %c, %acc : tensor<128x128x!tile.ptr<f32>>
   return
 }
+
+// -----
+
+// Attention's loop: both dots start asynchronously; q kᵀ is waited for
+// before the softmax reads it, p v (whose accumulator the loop rescales
+// before the next one) before the loop goes round, with S buffers each.
+// CHECK-LABEL: func.func @attention
+// CHECK: %[[K:.*]] = tile.local_alloc : () -> !tile.memdesc<3x64x64xf16
+// CHECK: %[[V:.*]] = tile.local_alloc : () -> !tile.memdesc<3x64x64xf16
+// CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
+// CHECK: %[[S:.*]] = tile_nvidia.warpgroup_dot {{.*}} {isAsync}
+// CHECK-NEXT: %[[SW:.*]] = tile_nvidia.warpgroup_dot_wait %[[S]] {pendings = 0 : i32}
+// CHECK-NEXT: tile.reduce(%[[SW]])
+// CHECK: arith.mulf %[[ACC]]
+// CHECK: %[[O:.*]] = tile_nvidia.warpgroup_dot {{.*}} {isAsync}
+// CHECK-NEXT: %[[OW:.*]] = tile_nvidia.warpgroup_dot_wait %[[O]] {pendings = 0 : i32}
+// CHECK-NEXT: scf.yield %[[OW]]
+// CHECK: tile_nvidia.warpgroup_dot_wait %{{.*}} {pendings = 0 : i32}
+func.func @attention(%q: tensor<64x64x!tile.ptr<f16>>,
+                     %k: tensor<64x64x!tile.ptr<f16>>,
+                     %v: tensor<64x64x!tile.ptr<f16>>,
+                     %o: tensor<64x64x!tile.ptr<f32>>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %half = arith.constant dense<0.5> : tensor<64x64xf32>
+  %qv = tile.load %q : tensor<64x64x!tile.ptr<f16>>
+  %acc = scf.for %i = %c0 to %n step %c1 iter_args(%acc_i = %zero) -> (tensor<64x64xf32>) : i32 {
+    %kv = tile.load %k : tensor<64x64x!tile.ptr<f16>>
+    %kt = tile.trans %kv {order = array<i32: 1, 0>} : tensor<64x64xf16> -> tensor<64x64xf16>
+    %s = tile.dot %qv, %kt, %zero : tensor<64x64xf16> * tensor<64x64xf16> -> tensor<64x64xf32>
+    %m = tile.reduce(%s) axis = 1 : (tensor<64x64xf32>) -> tensor<64xf32> {
+    ^bb0(%x: f32, %y: f32):
+      %r = arith.maxnumf %x, %y : f32
+      tile.reduce.return %r : f32
+    }
+    %m1 = tile.expand_dims %m {axis = 1 : i32} : tensor<64xf32> -> tensor<64x1xf32>
+    %mb = tile.broadcast %m1 : tensor<64x1xf32> -> tensor<64x64xf32>
+    %c = arith.subf %s, %mb : tensor<64x64xf32>
+    %e = math.exp2 %c : tensor<64x64xf32>
+    %p = arith.truncf %e : tensor<64x64xf32> to tensor<64x64xf16>
+    %scaled = arith.mulf %acc_i, %half : tensor<64x64xf32>
+    %vv = tile.load %v : tensor<64x64x!tile.ptr<f16>>
+    %d = tile.dot %p, %vv, %scaled : tensor<64x64xf16> * tensor<64x64xf16> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  tile.store %o, %acc : tensor<64x64x!tile.ptr<f32>>
+  return
+}
