@@ -12,14 +12,18 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DataLayout.h"
 #include "llvm/IR/GetElementPtrTypeIterator.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Operator.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <deque>
 #include <optional>
@@ -55,6 +59,20 @@ unsigned elementCount(Type *type) {
     return count;
   }
   return 1;
+}
+
+/// Where the elements of the member a one-index extractvalue or insertvalue
+/// names lie among its struct's, or nullopt for another aggregate.
+std::optional<std::pair<unsigned, unsigned>>
+memberElements(Type *aggregate, ArrayRef<unsigned> indices) {
+  auto *structType = dyn_cast<StructType>(aggregate);
+  if (indices.size() != 1 || !structType)
+    return std::nullopt;
+  // Member i's elements follow those of the members before it.
+  unsigned first = 0;
+  for (unsigned i = 0; i < indices[0]; ++i)
+    first += elementCount(structType->getElementType(i));
+  return std::pair(first, elementCount(structType->getElementType(indices[0])));
 }
 
 APFloat toFloat(Type *type, const APInt &bits) {
@@ -97,7 +115,17 @@ struct Lane {
   std::deque<SmallVector<AsyncCopy>> groups;
   /// The sources of the TMA stores the lane issued (bulk groups).
   ReadGroups bulkReads;
+  /// The wgmma groups the lane committed, and how many of them, the
+  /// oldest, a wgmma.wait_group retired (every thread of a warpgroup
+  /// commits and waits, so each counts its warpgroup's groups).
+  unsigned wgmmaCommitted = 0, wgmmaRetired = 0;
+  /// The values that hold wgmma results: per element, the group of the
+  /// wgmma computing it (kNoGroup for an element that holds none). An
+  /// element is in flight until its group is retired.
+  DenseMap<const Value *, SmallVector<unsigned, 4>> wgmmaResults;
 };
+
+constexpr unsigned kNoGroup = ~0u;
 
 /// A TMA copy in flight: its box, read from global memory at issue, to land
 /// densely at `to`, its 16-byte chunks swizzled by `swizzle` bytes.
@@ -699,10 +727,109 @@ private:
         }
       }
       lane.values[&call] = std::move(d);
+      // In flight until a wait retires the group it is committed with.
+      if (group.catchEarlyResultReads)
+        lane.wgmmaResults[&call] =
+            SmallVector<unsigned, 4>(n / 2, lane.wgmmaCommitted);
       lane.wait = Wait::none;
       ++lane.next;
     }
     return Error::success();
+  }
+
+  /// The group of each element of `v` in `lane` whose wgmma is still in
+  /// flight, kNoGroup for the others; empty where none is.
+  SmallVector<unsigned, 4> groupsInFlight(const Lane &lane,
+                                          const Value *v) const {
+    auto it = lane.wgmmaResults.find(v);
+    if (it == lane.wgmmaResults.end())
+      return {};
+    SmallVector<unsigned, 4> groups = it->second;
+    bool any = false;
+    for (unsigned &g : groups) {
+      if (g != kNoGroup && g < lane.wgmmaRetired)
+        g = kNoGroup;
+      any |= g != kNoGroup;
+    }
+    if (!any)
+      groups.clear();
+    return groups;
+  }
+
+  /// Records the groups of `v`'s elements (empty, or all kNoGroup: none
+  /// in flight).
+  static void setGroups(Lane &lane, const Value *v,
+                        SmallVector<unsigned, 4> groups) {
+    if (llvm::all_of(groups, [](unsigned g) { return g == kNoGroup; }))
+      lane.wgmmaResults.erase(v);
+    else
+      lane.wgmmaResults[v] = std::move(groups);
+  }
+
+  /// Fails where `inst` reads a wgmma result in flight, unless it is a
+  /// later wgmma taking it as its accumulator (tied to its results), a
+  /// wait passing it on, or an extractvalue or insertvalue, which pass on
+  /// the groups of the elements they move.
+  Error checkResultReads(Lane &lane, const Instruction &inst) {
+    // The first `read` operands are read; the rest may be in flight.
+    unsigned read = inst.getNumOperands();
+    auto *call = dyn_cast<CallInst>(&inst);
+    if (isa<ExtractValueInst, InsertValueInst>(inst)) {
+      read = 0;
+    } else if (call && call->isInlineAsm()) {
+      StringRef text =
+          cast<InlineAsm>(call->getCalledOperand())->getAsmString();
+      if (text.contains("wgmma.wait_group"))
+        read = 0;
+      else if (text.contains("wgmma.mma_async"))
+        read = call->arg_size() - elementCount(call->getType());
+    }
+    for (unsigned i = 0; i < read; ++i)
+      if (!groupsInFlight(lane, inst.getOperand(i)).empty())
+        return fail(lane, inst, "a read of a wgmma's result before "
+                                "wgmma.wait_group retires it (a missing or "
+                                "too weak wait) in");
+    if (auto *extract = dyn_cast<ExtractValueInst>(&inst)) {
+      auto member = memberElements(extract->getAggregateOperand()->getType(),
+                                   extract->getIndices());
+      SmallVector<unsigned, 4> groups =
+          groupsInFlight(lane, extract->getAggregateOperand());
+      if (member && !groups.empty())
+        groups = SmallVector<unsigned, 4>(
+            ArrayRef(groups).slice(member->first, member->second));
+      setGroups(lane, &inst, std::move(groups));
+    }
+    if (auto *insert = dyn_cast<InsertValueInst>(&inst)) {
+      auto member = memberElements(inst.getType(), insert->getIndices());
+      SmallVector<unsigned, 4> groups =
+          groupsInFlight(lane, insert->getAggregateOperand());
+      SmallVector<unsigned, 4> inserted =
+          groupsInFlight(lane, insert->getInsertedValueOperand());
+      if (member && (!groups.empty() || !inserted.empty())) {
+        groups.resize(elementCount(inst.getType()), kNoGroup);
+        inserted.resize(member->second, kNoGroup);
+        llvm::copy(inserted, groups.begin() + member->first);
+      }
+      setGroups(lane, &inst, std::move(groups));
+    }
+    return Error::success();
+  }
+
+  /// A wait's outputs: each its input, in flight while the input's group
+  /// is; the results of retired groups are forgotten.
+  void passThroughWait(Lane &lane, const CallInst &wait) {
+    SmallVector<unsigned, 4> groups;
+    for (const Use &arg : wait.args()) {
+      SmallVector<unsigned, 4> in = groupsInFlight(lane, arg.get());
+      groups.push_back(in.empty() ? kNoGroup : in.front());
+    }
+    SmallVector<const Value *> retired;
+    for (const auto &[v, g] : lane.wgmmaResults)
+      if (groupsInFlight(lane, v).empty())
+        retired.push_back(v);
+    for (const Value *v : retired)
+      lane.wgmmaResults.erase(v);
+    setGroups(lane, &wait, std::move(groups));
   }
 
   /// Each lane's value of a shuffle (ds_bpermute, shfl.sync).
@@ -959,6 +1086,9 @@ private:
       if (auto *c = dyn_cast<Constant>(operand.get()))
         if (!isa<Function>(c) && constant(c).empty())
           return fail(lane, inst, "an unsupported constant in");
+    if (!lane.wgmmaResults.empty())
+      if (Error error = checkResultReads(lane, inst))
+        return std::move(error);
     auto set = [&](Bits bits) {
       lane.values[&inst] = std::move(bits);
       return true;
@@ -1020,16 +1150,22 @@ private:
       return set({vector[index]});
     }
     if (auto *extract = dyn_cast<ExtractValueInst>(&inst)) {
-      auto *structType =
-          dyn_cast<StructType>(extract->getAggregateOperand()->getType());
-      if (extract->getNumIndices() != 1 || !structType)
+      auto member = memberElements(extract->getAggregateOperand()->getType(),
+                                   extract->getIndices());
+      if (!member)
         return fail(lane, inst, "a nested aggregate or an array in");
-      // Member i's elements follow those of the members before it.
-      unsigned first = 0;
-      for (unsigned i = 0; i < extract->getIndices()[0]; ++i)
-        first += elementCount(structType->getElementType(i));
       Bits aggregate = value(lane, extract->getAggregateOperand());
-      return set(Bits(ArrayRef(aggregate).slice(first, elementCount(type))));
+      return set(
+          Bits(ArrayRef(aggregate).slice(member->first, member->second)));
+    }
+    if (auto *insert = dyn_cast<InsertValueInst>(&inst)) {
+      auto member = memberElements(type, insert->getIndices());
+      if (!member)
+        return fail(lane, inst, "a nested aggregate or an array in");
+      Bits aggregate = value(lane, insert->getAggregateOperand());
+      Bits inserted = value(lane, insert->getInsertedValueOperand());
+      llvm::copy(inserted, aggregate.begin() + member->first);
+      return set(std::move(aggregate));
     }
     if (auto *insert = dyn_cast<InsertElementInst>(&inst)) {
       Bits vector = value(lane, insert->getOperand(0));
@@ -1136,18 +1272,22 @@ private:
     if (text.contains("wgmma.wait_group")) {
       // The products are computed at issue; the wait passes them on, and
       // the older groups' operands are no longer read.
-      if (lane.id % 128 == 0) {
-        std::optional<uint64_t> keep =
-            immediateAfter(text, "wgmma.wait_group.sync.aligned");
-        if (!keep)
-          return fail(lane, call, "a wgmma.wait_group the simulator does "
-                                  "not know");
+      std::optional<uint64_t> keep =
+          immediateAfter(text, "wgmma.wait_group.sync.aligned");
+      if (!keep)
+        return fail(lane, call, "a wgmma.wait_group the simulator does not "
+                                "know");
+      if (lane.id % 128 == 0)
         retireReads(warpgroupReads[lane.id / 128], *keep);
-      }
+      if (*keep < lane.wgmmaCommitted)
+        lane.wgmmaRetired = std::max<unsigned>(lane.wgmmaRetired,
+                                               lane.wgmmaCommitted - *keep);
       Bits values;
       for (const Use &arg : call.args())
         values.push_back(value(lane, arg.get())[0]);
       lane.values[&call] = std::move(values);
+      if (!lane.wgmmaResults.empty())
+        passThroughWait(lane, call);
       return true;
     }
     if (text.contains("mbarrier.") || text.contains("cp.async.bulk."))
@@ -1182,11 +1322,19 @@ private:
   /// Moves `lane` into `block`, its phis taking their values all at once.
   void enter(Lane &lane, const BasicBlock *block) {
     SmallVector<std::pair<const PHINode *, Bits>> incoming;
-    for (const PHINode &phi : block->phis())
-      incoming.emplace_back(
-          &phi, value(lane, phi.getIncomingValueForBlock(lane.block)));
-    for (auto &[phi, bits] : incoming)
-      lane.values[phi] = std::move(bits);
+    SmallVector<SmallVector<unsigned, 4>> groups;
+    bool inFlight = !lane.wgmmaResults.empty();
+    for (const PHINode &phi : block->phis()) {
+      const Value *from = phi.getIncomingValueForBlock(lane.block);
+      incoming.emplace_back(&phi, value(lane, from));
+      if (inFlight)
+        groups.push_back(groupsInFlight(lane, from));
+    }
+    for (auto [i, entry] : llvm::enumerate(incoming)) {
+      lane.values[entry.first] = std::move(entry.second);
+      if (inFlight)
+        setGroups(lane, entry.first, std::move(groups[i]));
+    }
     lane.block = block;
     lane.next = block->getFirstNonPHIIt();
   }
@@ -1346,9 +1494,10 @@ private:
     if (name.consume_front("llvm.nvvm.cp.async."))
       return asyncCopyOp(lane, call, name);
     if (name.starts_with("llvm.nvvm.wgmma.commit_group")) {
-      // The warpgroup's first thread keeps its groups.
+      // The warpgroup's first thread keeps its groups' reads.
       if (lane.id % 128 == 0)
         commit(warpgroupReads[lane.id / 128]);
+      ++lane.wgmmaCommitted;
       return true;
     }
     // A by-value parameter's address, wrapped into the parameter space.
@@ -1862,6 +2011,39 @@ void LaneSimulator::addBuffer(void *data, size_t bytes) {
 }
 
 Error LaneSimulator::run(ArrayRef<uint64_t> args) { return impl->run(args); }
+
+void expandExp2(Function &kernel) {
+  std::vector<CallInst *> calls;
+  for (Instruction &inst : instructions(kernel))
+    if (auto *call = dyn_cast<IntrinsicInst>(&inst))
+      if ((call->getIntrinsicID() == Intrinsic::exp2 ||
+           call->getIntrinsicID() == Intrinsic::nvvm_ex2_approx_ftz) &&
+          call->getType()->isFloatTy())
+        calls.push_back(call);
+  for (CallInst *call : calls) {
+    IRBuilder<> b(call);
+    Type *f32 = b.getFloatTy();
+    Type *i32 = b.getInt32Ty();
+    auto constant = [&](double v) { return ConstantFP::get(f32, v); };
+    Value *x = call->getArgOperand(0);
+    x = b.CreateSelect(b.CreateFCmpOLT(x, constant(-125)), constant(-125), x);
+    // round(x) = floor(x + 1/2); fptosi truncates towards zero.
+    Value *up = b.CreateFAdd(x, constant(0.5));
+    Value *toward = b.CreateFPToSI(up, i32);
+    Value *above = b.CreateFCmpOGT(b.CreateSIToFP(toward, f32), up);
+    Value *whole =
+        b.CreateSelect(above, b.CreateSub(toward, b.getInt32(1)), toward);
+    Value *f = b.CreateFMul(b.CreateFSub(x, b.CreateSIToFP(whole, f32)),
+                            constant(M_LN2));
+    Value *poly = constant(1.0 / 5040);
+    for (double c : {1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1.0, 1.0})
+      poly = b.CreateFAdd(b.CreateFMul(poly, f), constant(c));
+    Value *scale = b.CreateBitCast(
+        b.CreateShl(b.CreateAdd(whole, b.getInt32(127)), b.getInt32(23)), f32);
+    call->replaceAllUsesWith(b.CreateFMul(poly, scale));
+    call->eraseFromParent();
+  }
+}
 
 Expected<SimTensorMap>
 encodeSimTensorMap(const mlir::tile::runtime::TensorMapRequest &request) {

@@ -9,9 +9,9 @@
 // warp arrives, wgmma until every thread of its warpgroup (4 warps) does, a
 // barrier until every lane of the workgroup does. wgmma reads its operands
 // through their descriptors and swizzles when issued; its wait passes the
-// results on. Pointers
-// are host addresses, checked against the buffers the test registers and the
-// workgroup's shared memory.
+// results on, and a read of them before it fails (see
+// Workgroup::catchEarlyResultReads). Pointers are host addresses, checked
+// against the buffers the test registers and the workgroup's shared memory.
 //
 // cp.async copies land in shared memory only when a cp.async.wait retires
 // their group, not at issue nor at a barrier, so a kernel that waits too
@@ -65,6 +65,13 @@ struct Workgroup {
   /// before its wgmma.wait_group, a TMA store before its wait_group.read)
   /// fails the run, naming the write.
   bool catchOverwrittenReads = true;
+  /// Reading a wgmma's result registers before a wgmma.wait_group retires
+  /// its group fails the run, naming the read. They may pass, in flight,
+  /// through extractvalue, insertvalue and phis, into a later wgmma's
+  /// accumulator (the hardware chains them) and into a wait, whose outputs
+  /// are in flight until it retires the group. Off, the read sees the
+  /// result (computed at issue).
+  bool catchEarlyResultReads = true;
 };
 
 /// A tensor map as the simulator reads it from the address a kernel's
@@ -96,6 +103,12 @@ static_assert(sizeof(SimTensorMap) == 128, "a tensor map takes 128 bytes");
 /// CompiledKernel::tensorMaps holds).
 llvm::Expected<SimTensorMap>
 encodeSimTensorMap(const mlir::tile::runtime::TensorMapRequest &request);
+
+/// Replaces each f32 exp2 in `kernel` (llvm.exp2, ex2.approx.ftz; the
+/// simulator runs no transcendental) by 2^round(x) · 2^f, |f| <= 1/2, the
+/// second a degree-7 Taylor polynomial: within a few ulp of f32; inputs
+/// below -125 (-inf too) give 2^-125.
+void expandExp2(llvm::Function &kernel);
 
 class LaneSimulator {
 public:

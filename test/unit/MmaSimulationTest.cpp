@@ -47,6 +47,7 @@
 
 using namespace mlir;
 using namespace mlir::tile;
+using tessera::test::expandExp2;
 using tessera::test::LaneSimulator;
 using tessera::test::LoweredKernel;
 using tessera::test::lowerKernel;
@@ -471,43 +472,6 @@ std::string expectedMma(const Matmul &mm) {
   return std::string("llvm.nvvm.mma.m16n8k32.row.col.f32.") +
          (mm.a == Elem::E4M3 ? "e4m3." : "e5m2.") +
          (mm.b == Elem::E4M3 ? "e4m3" : "e5m2") + ".f32";
-}
-
-/// Replaces each f32 exp2 in `kernel` (llvm.exp2, ex2.approx.ftz; the
-/// simulator runs no transcendental) by 2^round(x) · 2^f, |f| <= 1/2, the
-/// second a degree-7 Taylor polynomial: within a few ulp of f32; inputs
-/// below -125 give 2^-125.
-void expandExp2(llvm::Function &kernel) {
-  std::vector<llvm::CallInst *> calls;
-  for (llvm::Instruction &inst : llvm::instructions(kernel))
-    if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst))
-      if ((call->getIntrinsicID() == llvm::Intrinsic::exp2 ||
-           call->getIntrinsicID() == llvm::Intrinsic::nvvm_ex2_approx_ftz) &&
-          call->getType()->isFloatTy())
-        calls.push_back(call);
-  for (llvm::CallInst *call : calls) {
-    llvm::IRBuilder<> b(call);
-    llvm::Type *f32 = b.getFloatTy();
-    llvm::Type *i32 = b.getInt32Ty();
-    auto constant = [&](double v) { return llvm::ConstantFP::get(f32, v); };
-    llvm::Value *x = call->getArgOperand(0);
-    x = b.CreateSelect(b.CreateFCmpOLT(x, constant(-125)), constant(-125), x);
-    // round(x) = floor(x + 1/2); fptosi truncates towards zero.
-    llvm::Value *up = b.CreateFAdd(x, constant(0.5));
-    llvm::Value *toward = b.CreateFPToSI(up, i32);
-    llvm::Value *above = b.CreateFCmpOGT(b.CreateSIToFP(toward, f32), up);
-    llvm::Value *whole =
-        b.CreateSelect(above, b.CreateSub(toward, b.getInt32(1)), toward);
-    llvm::Value *f = b.CreateFMul(b.CreateFSub(x, b.CreateSIToFP(whole, f32)),
-                                  constant(M_LN2));
-    llvm::Value *poly = constant(1.0 / 5040);
-    for (double c : {1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5, 1.0, 1.0})
-      poly = b.CreateFAdd(b.CreateFMul(poly, f), constant(c));
-    llvm::Value *scale = b.CreateBitCast(
-        b.CreateShl(b.CreateAdd(whole, b.getInt32(127)), b.getInt32(23)), f32);
-    call->replaceAllUsesWith(b.CreateFMul(poly, scale));
-    call->eraseFromParent();
-  }
 }
 
 /// A tensor in host memory: its elements' bits in the order of `access`'s
