@@ -25,7 +25,6 @@
 #include "test/unit/LaneSimulator.h"
 
 #include "backends/Backend.h"
-#include "backends/Compiler.h"
 
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/StringExtras.h"
@@ -46,6 +45,7 @@
 #include <string>
 #include <vector>
 
+using tessera::test::compileToLLVM;
 using tessera::test::expandExp2;
 using tessera::test::LaneSimulator;
 using tessera::test::LoweredKernel;
@@ -518,30 +518,15 @@ double fromHalf(uint16_t bits) {
   return f.convertToDouble();
 }
 
-/// Compiles `source` for `c` as compileToLLVM does, keeping the tile IR
-/// with layouts in `layoutIR`; the LLVM IR's exp2 is expanded for the
+/// Compiles `source` for `c` (compileToLLVM), keeping the tile IR with
+/// layouts in `layoutIR`; the LLVM IR's exp2 is expanded for the
 /// simulator.
 void compileAttention(const Attention &c, const std::string &source,
                       std::string &layoutIR, LoweredKernel &out) {
-  mlir::tile::CompileOptions options;
-  options.numWarps = c.warps;
-  options.numStages = c.stages;
-  mlir::tile::CompiledKernel compiled;
-  try {
-    compiled = mlir::tile::compileKernel(source, c.target, options);
-  } catch (const mlir::tile::StageError &error) {
-    FAIL() << error.what() << "\n" << source;
-  }
-  layoutIR = compiled.tileLayout;
-  out.context = std::make_unique<llvm::LLVMContext>();
-  auto module = parseKernelModule(compiled.llvmIR, *out.context);
-  if (!module)
-    FAIL() << llvm::toString(module.takeError());
-  out.module = std::move(*module);
-  out.kernel = out.module->getFunction(compiled.name);
-  ASSERT_NE(out.kernel, nullptr);
-  out.warpSize = compiled.warpSize;
-  out.sharedBytes = compiled.sharedBytes;
+  compileToLLVM(c.target, source, c.warps, out, c.stages);
+  if (::testing::Test::HasFatalFailure())
+    return;
+  layoutIR = out.tileLayout;
   expandExp2(*out.kernel);
 }
 

@@ -72,6 +72,7 @@ void tessera::test::compileToLLVM(llvm::StringRef spec,
   out.warpSize = compiled.warpSize;
   out.tensorMaps = compiled.tensorMaps;
   out.sharedBytes = compiled.sharedBytes;
+  out.tileLayout = compiled.tileLayout;
 }
 
 std::string tessera::test::replaceAll(std::string text, llvm::StringRef from,

@@ -25,6 +25,8 @@ struct LoweredKernel {
   /// needs (compileToLLVM only).
   std::vector<std::string> tensorMaps;
   unsigned sharedBytes = 0;
+  /// The tile IR with layouts (compileToLLVM only).
+  std::string tileLayout;
 };
 
 /// Lowers the tile IR `source` (a function @kernel) for the target `spec`
