@@ -46,6 +46,7 @@
 #include <vector>
 
 using tessera::test::compileToLLVM;
+using tessera::test::countAsm;
 using tessera::test::expandExp2;
 using tessera::test::LaneSimulator;
 using tessera::test::LoweredKernel;
@@ -425,17 +426,6 @@ std::vector<unsigned> loopWaits(llvm::StringRef ir) {
     pendings.push_back(n);
   }
   return pendings;
-}
-
-/// Inline assembly calls in `kernel` whose text contains `what`.
-unsigned countAsm(const llvm::Function &kernel, llvm::StringRef what) {
-  unsigned count = 0;
-  for (const llvm::Instruction &inst : llvm::instructions(kernel))
-    if (auto *call = llvm::dyn_cast<llvm::CallInst>(&inst))
-      if (auto *assembly =
-              llvm::dyn_cast<llvm::InlineAsm>(call->getCalledOperand()))
-        count += llvm::StringRef(assembly->getAsmString()).contains(what);
-  return count;
 }
 
 /// Calls in `kernel` of intrinsics whose name starts with `prefix`.

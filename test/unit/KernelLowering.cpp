@@ -11,6 +11,9 @@
 #include "mlir/Parser/Parser.h"
 
 #include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -73,6 +76,17 @@ void tessera::test::compileToLLVM(llvm::StringRef spec,
   out.tensorMaps = compiled.tensorMaps;
   out.sharedBytes = compiled.sharedBytes;
   out.tileLayout = compiled.tileLayout;
+}
+
+unsigned tessera::test::countAsm(const llvm::Function &kernel,
+                                 llvm::StringRef what) {
+  unsigned count = 0;
+  for (const llvm::Instruction &inst : llvm::instructions(kernel))
+    if (auto *call = llvm::dyn_cast<llvm::CallInst>(&inst))
+      if (auto *assembly =
+              llvm::dyn_cast<llvm::InlineAsm>(call->getCalledOperand()))
+        count += llvm::StringRef(assembly->getAsmString()).contains(what);
+  return count;
 }
 
 std::string tessera::test::replaceAll(std::string text, llvm::StringRef from,

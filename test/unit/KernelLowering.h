@@ -48,6 +48,9 @@ void compileToLLVM(llvm::StringRef spec, const std::string &source,
 llvm::Expected<std::unique_ptr<llvm::Module>>
 parseKernelModule(llvm::StringRef source, llvm::LLVMContext &context);
 
+/// Inline assembly calls in `kernel` whose text contains `what`.
+unsigned countAsm(const llvm::Function &kernel, llvm::StringRef what);
+
 /// `text` with every `from` replaced by `to`.
 std::string replaceAll(std::string text, llvm::StringRef from,
                        llvm::StringRef to);

@@ -43,6 +43,7 @@
 #include <vector>
 
 using mlir::tile::runtime::TensorMapRequest;
+using tessera::test::countAsm;
 using tessera::test::encodeSimTensorMap;
 using tessera::test::LaneSimulator;
 using tessera::test::LoweredKernel;
@@ -450,17 +451,6 @@ std::string kernelOf(const Matmul &c) {
   text = replaceAll(text, "BM", std::to_string(c.bm));
   text = replaceAll(text, "BN", std::to_string(c.bn));
   return replaceAll(text, "BK", std::to_string(c.bk));
-}
-
-/// Inline assembly calls in `kernel` whose text contains `what`.
-unsigned countAsm(const llvm::Function &kernel, llvm::StringRef what) {
-  unsigned count = 0;
-  for (const llvm::Instruction &inst : llvm::instructions(kernel))
-    if (auto *call = llvm::dyn_cast<llvm::CallInst>(&inst))
-      if (auto *assembly =
-              llvm::dyn_cast<llvm::InlineAsm>(call->getCalledOperand()))
-        count += llvm::StringRef(assembly->getAsmString()).contains(what);
-  return count;
 }
 
 /// fp16 bits of a small integer.
