@@ -1333,7 +1333,7 @@ std::vector<Handle>
 frontend::Builder::beginFor(const Handle &lower, const Handle &upper,
                             const Handle &step,
                             const std::vector<Handle> &carried,
-                            int numStages) {
+                            int numStages, bool flatten) {
   Impl &s = *impl;
   if (numStages < 0)
     fail("num_stages must be positive, got " + std::to_string(numStages));
@@ -1353,6 +1353,8 @@ frontend::Builder::beginFor(const Handle &lower, const Handle &upper,
       scf::ForOp::create(s.builder, s.loc, lb, ub, st, s.values(carried));
   if (numStages)
     loop->setAttr(tile::kNumStagesAttr, s.builder.getI32IntegerAttr(numStages));
+  if (flatten)
+    loop->setAttr(tile::kFlattenAttr, s.builder.getUnitAttr());
   // Without carried values the body comes with a yield; endFor makes it.
   Block *body = loop.getBody();
   if (!body->empty() && body->back().hasTrait<mlir::OpTrait::IsTerminator>())

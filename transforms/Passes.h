@@ -17,7 +17,8 @@ void populateTileCombinePatterns(RewritePatternSet &patterns);
 
 /// The default target-independent pipeline, run on a module before a backend
 /// takes over: inline helpers into kernels, combine, canonicalize, CSE, hoist
-/// loop invariants, and drop functions nothing calls any more.
+/// loop invariants, fuse the loop nests marked tile.flatten, and drop
+/// functions nothing calls any more.
 void buildDefaultPipeline(OpPassManager &pm);
 
 /// Registers every pass above and the `tile-default-pipeline` pipeline.

@@ -35,6 +35,29 @@ def TileLowerDescriptorsPass : Pass<"tile-lower-descriptors"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TileFuseNestedLoopsPass : Pass<"tile-fuse-nested-loops"> {
+  let summary = "fuse a loop marked tile.flatten with the loop inside it";
+  let description = [{
+    Rewrites an `scf.for` marked `tile.flatten` (`tl.range(...,
+    flatten=True)`) whose body holds one `scf.for`, with bounds computed
+    outside it and only ops without memory effects before it, as one loop
+    over both: `t` in `[0, outer trips * inner trips)`, carrying the inner
+    index (`t % inner trips`) and the outer induction variable. The ops before the inner loop (the prologue) run in
+    an `scf.if` where a tile starts, their values carried to the other
+    iterations; the inner loop's carried values restart from their initial
+    values there (`arith.select`); the ops after it (the epilogue) run in an
+    `scf.if` where a tile ends. Where the inner loop would run no times, an
+    `scf.if` takes the original loop instead, without the inner one. The
+    fused loop keeps `tile.flatten` and the outer loop's `tile.num_stages`
+    (else the inner one's). Other marked loops lose the mark.
+
+    A persistent matmul so becomes one loop the pipeliner runs across its
+    tiles: the next tile's copies are in flight during this one's epilogue.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TestPrintAxisInfoPass : Pass<"test-print-axis-info"> {
   let summary = "report the axis analysis of every integer and pointer value";
   let description = [{

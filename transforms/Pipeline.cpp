@@ -23,6 +23,7 @@ void mlir::tile::buildDefaultPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createLoopInvariantCodeMotionPass());
+  pm.addPass(createTileFuseNestedLoopsPass());
   pm.addPass(createSymbolDCEPass());
 }
 
@@ -31,6 +32,6 @@ void mlir::tile::registerTransformsPasses() {
   PassPipelineRegistration<>(
       "tile-default-pipeline",
       "the target-independent pipeline: inline, tile-combine, canonicalize, "
-      "cse, loop-invariant-code-motion, symbol-dce",
+      "cse, loop-invariant-code-motion, tile-fuse-nested-loops, symbol-dce",
       buildDefaultPipeline);
 }

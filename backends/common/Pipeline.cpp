@@ -214,10 +214,12 @@ copyStage(scf::ForOp loop, ArrayRef<Operation *> roots,
     stage.insert(root);
   while (!worklist.empty()) {
     Operation *op = worklist.pop_back_val();
+    // Branches without effects too: a fused loop's prologue.
     bool allowed = isa<AsyncCopyGlobalToLocalOp, AsyncCommitGroupOp, LoadOp,
                        DescriptorLoadOp>(op) ||
                    bulkCopies.contains(op) ||
-                   (isMemoryEffectFree(op) && op->getNumRegions() == 0);
+                   (isMemoryEffectFree(op) &&
+                    (op->getNumRegions() == 0 || isa<scf::IfOp>(op)));
     if (!allowed)
       return failure();
     op->walk([&](Operation *nested) {
@@ -265,11 +267,20 @@ Operation *predicate(RewriterBase &rewriter, Operation *op, Value pred) {
 /// asynchronously, still reading its buffer an iteration later.
 bool accumulatesInPlace(scf::ForOp loop, LocalAllocOp alloc) {
   Operation *yield = loop.getBody()->getTerminator();
+  // The value carried in, or chosen over a fresh one (a fused loop's
+  // accumulator restarting at each tile).
+  auto carries = [](Value operand, Value carried) {
+    if (auto select = operand.getDefiningOp<arith::SelectOp>())
+      operand = select.getFalseValue();
+    return operand == carried;
+  };
   for (Operation *reader : alloc->getUsers())
     for (OpOperand &use : reader->getUses())
       if (use.getOwner() == yield &&
-          llvm::is_contained(reader->getOperands(),
-                             loop.getRegionIterArg(use.getOperandNumber())))
+          llvm::any_of(reader->getOperands(), [&](Value operand) {
+            return carries(operand,
+                           loop.getRegionIterArg(use.getOperandNumber()));
+          }))
         return true;
   return false;
 }
@@ -278,9 +289,13 @@ bool accumulatesInPlace(scf::ForOp loop, LocalAllocOp alloc) {
 /// that accumulates over the loop reads the buffer in place, as Hopper's
 /// asynchronous wgmma does (the copies of iteration i then go to the buffer
 /// of iteration i - 2, which every warpgroup is done with before the
-/// barrier of i). Dots waited for at once (attention's) need none.
+/// barrier of i). Dots waited for at once (attention's) need none, nor do
+/// bulk copies issued `late`: the dot of iteration i - 1 is waited for
+/// before them, and each bulk copy waits for every warpgroup.
 unsigned buffersOf(scf::ForOp loop, const OperandLoad &operand,
-                   unsigned stages) {
+                   unsigned stages, bool late) {
+  if (late && operand.bulk)
+    return stages;
   return llvm::any_of(operand.allocs,
                       [&](LocalAllocOp alloc) {
                         return accumulatesInPlace(loop, alloc);
@@ -296,14 +311,26 @@ unsigned buffersOf(scf::ForOp loop, const OperandLoad &operand,
 /// H100 (fp16, 3 and 4 stages): last is faster where each warp's share of
 /// the iteration's dots is 2^18 multiply-adds or more (128x128x64 or
 /// 128x256x64 tiles, attention's two dots), first where it is half that
-/// (128x128x32, 64x256x32).
-bool copiesLate(scf::ForOp loop) {
+/// (128x128x32, 64x256x32). The product of a fused loop (whose operand
+/// loads `loads` are) counts too, whatever its dot became: issued last, its
+/// bulk copies need no spare buffer, for which the buffer of its epilogue
+/// leaves no room with such tiles.
+bool copiesLate(scf::ForOp loop, ArrayRef<OperandLoad> loads) {
   auto module = loop->getParentOfType<ModuleOp>();
   auto warps = module ? module->getAttrOfType<IntegerAttr>("tile.num_warps")
                       : IntegerAttr();
   if (!warps)
     return false;
   int64_t macs = 0;
+  if (loop->hasAttr(kFlattenAttr) && loads.size() == 2) {
+    // A and B share K, the dimension of one of A's matching one of B's.
+    ArrayRef<int64_t> a = loads[0].type().getShape(),
+                      b = loads[1].type().getShape();
+    for (unsigned i = 0; a.size() == 2 && b.size() == 2 && i < 2; ++i)
+      for (unsigned j = 0; j < 2 && !macs; ++j)
+        if (a[i] == b[j])
+          macs = a[0] * a[1] * b[1 - j];
+  }
   for (auto dot : loop.getBody()->getOps<DotOp>()) {
     ArrayRef<int64_t> shape = dot.getType().getShape();
     int64_t k = dot.getA().getType().getShape().back();
@@ -321,13 +348,15 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages,
   if (loads.empty())
     return success();
   Block *body = loop.getBody();
-  // Loads issued iterations ahead must not pass the loop's own writes.
+  // Loads issued iterations ahead must not pass the loop's own writes;
+  // those of a fused persistent loop's epilogue write what no load reads
+  // (its output tiles), as Triton's pipeliner assumes too.
   bool writes = false;
   body->walk([&](Operation *op) {
     writes |= isa<StoreOp, AtomicRMWOp, AtomicCASOp, DescriptorStoreOp,
                   DescriptorReduceOp>(op);
   });
-  if (writes)
+  if (writes && !loop->hasAttr(kFlattenAttr))
     return success();
   // What the loads need must be computable ahead (stage 0), and the loop's
   // results must not come from there: the expanded loop runs those ops for
@@ -345,6 +374,7 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages,
       return success();
   Location loc = loop.getLoc();
   IRRewriter rewriter(loop.getContext());
+  bool late = copiesLate(loop, loads);
 
   // The copies, where the loads were: pointer loads one by one, closed by
   // one commit after the last; bulk copies together, where the last of
@@ -356,7 +386,7 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages,
     Operation *load = operand.load;
     RankedTensorType type = operand.type();
     Attribute encoding = bufferLayout(operand);
-    unsigned count = buffersOf(loop, operand, stages);
+    unsigned count = buffersOf(loop, operand, stages, late);
     SmallVector<int64_t> shape{int64_t(count)};
     llvm::append_range(shape, type.getShape());
     rewriter.setInsertionPoint(loop);
@@ -495,7 +525,6 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages,
       if (stage0->contains(&op))
         schedule.emplace_back(&op, 0);
   };
-  bool late = copiesLate(loop);
   if (!late)
     addCopies();
   for (Operation &op : body->without_terminator())

@@ -351,7 +351,8 @@ struct TileNvidiaAssignMmaPass
     Value bOperand = toShared(bSource, bElement, bShared);
     Value c = castAndConvert(b, loc, dot.getC(), accumulator, mma);
     auto warpgroupDot = WarpGroupDotOp::create(
-        b, loc, c.getType(), a, bOperand, c, dot.getPrecision(),
+        b, loc, c.getType(), a, bOperand, c, /*useC=*/Value(),
+        dot.getPrecision(),
         /*isAsync=*/false);
     Value result = castAndConvert(b, loc, warpgroupDot.getD(), element,
                                   type.getEncoding());

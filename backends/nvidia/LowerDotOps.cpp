@@ -585,8 +585,13 @@ public:
           packed.push_back(pack(rewriter, loc, part, false));
         }
       }
-    callIntrinsic(rewriter, loc, "llvm.nvvm.wgmma.fence.sync.aligned");
+    // The first k step adds C only where useC holds; the rest add up.
     Value accumulate = i32Constant(rewriter, loc, 1);
+    Value addsC = accumulate;
+    if (op.getUseC())
+      addsC = arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(),
+                                     adaptor.getUseC().front());
+    callIntrinsic(rewriter, loc, "llvm.nvvm.wgmma.fence.sync.aligned");
     const SmallVector<Value> *nextPacked = aPacked.begin();
     for (int64_t k0 = 0; k0 < k; k0 += instrK) {
       for (auto [tile, regs] : llvm::zip(tiles, tileRegs)) {
@@ -596,7 +601,7 @@ public:
         else
           llvm::append_range(operands, *nextPacked++);
         operands.push_back(descriptor(bBase, *b, b->byteOffset(k0, tile[1])));
-        operands.push_back(accumulate);
+        operands.push_back(k0 ? accumulate : addsC);
         for (unsigned r : regs)
           operands.push_back(acc[r]);
         Value d = inlineAsm(rewriter, loc, resultType, operands, text,

@@ -409,17 +409,25 @@ struct TileNvidiaLowerBulkCopiesPass
     auto [map, layout] = *mapped;
     OpBuilder b(store);
     Location loc = store.getLoc();
-    auto block = cast<RankedTensorType>(store.getValue().getType());
+    // Registers go to the buffer in whatever layout they are in: converted
+    // first, they would take a second trip through shared memory.
+    Value value = store.getValue();
+    auto convert = value.getDefiningOp<ConvertLayoutOp>();
+    if (convert)
+      value = convert.getSrc();
+    auto block = cast<RankedTensorType>(value.getType());
     Value buffer = LocalAllocOp::create(
         b, loc, MemDescType::get(block.getShape(), block.getElementType(),
                                  layout),
-        store.getValue());
+        value);
     FenceAsyncSharedOp::create(b, loc);
     AsyncTmaCopyLocalToGlobalOp::create(b, loc, map, store.getIndices(),
                                         buffer);
     AsyncTmaStoreWaitOp::create(b, loc, 0);
     LocalDeallocOp::create(b, loc, buffer);
     store.erase();
+    if (convert && convert->use_empty())
+      convert->erase();
     return success();
   }
 

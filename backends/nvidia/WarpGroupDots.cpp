@@ -13,8 +13,10 @@
 #include "backends/nvidia/IR/NvidiaDialect.h"
 #include "ir/Tile/TileOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILENVIDIAASYNCWARPGROUPDOTSPASS
@@ -130,10 +132,54 @@ void waitBefore(Operation *before, ValueRange values, unsigned pendings) {
     });
 }
 
+/// Where `reader`, the first op of the loop's body reading `value`, is a
+/// branch and the only one (a fused loop's epilogue): waits for the dot
+/// inside it, before the first read in each of its blocks. Returns whether
+/// it did.
+bool waitInBranch(Operation *reader, Value value, Block *body,
+                  unsigned pendings) {
+  auto branch = dyn_cast<scf::IfOp>(reader);
+  if (!branch || llvm::is_contained(branch->getOperands(), value))
+    return false;
+  for (OpOperand &use : value.getUses()) {
+    Operation *op = body->findAncestorOpInBlock(*use.getOwner());
+    if (op && op != branch && op != body->getTerminator() &&
+        readsResult(use, body))
+      return false;
+    if (isa<scf::YieldOp>(use.getOwner()) && branch->isAncestor(use.getOwner()))
+      return false;
+  }
+  for (Region &region : branch->getRegions())
+    if (!region.empty())
+      if (Operation *first = firstReader(value, &region.front()))
+        waitBefore(first, value, pendings);
+  return true;
+}
+
+/// dot(a, b, select(c, 0, x)) -> dot(a, b, x, useC = !c): restarting an
+/// accumulator writes no registers a dot in flight may read.
+void foldZeroAccumulator(WarpGroupDotOp dot) {
+  auto select = dot.getC().getDefiningOp<arith::SelectOp>();
+  if (!select || dot.getUseC() || !select.getCondition().getType().isInteger(1))
+    return;
+  Value zero = select.getTrueValue();
+  if (!matchPattern(zero, m_AnyZeroFloat()) && !matchPattern(zero, m_Zero()))
+    return;
+  OpBuilder b(dot);
+  Value one = arith::ConstantOp::create(b, dot.getLoc(), b.getBoolAttr(true));
+  Value useC =
+      arith::XOrIOp::create(b, dot.getLoc(), select.getCondition(), one);
+  dot.getCMutable().assign(select.getFalseValue());
+  dot.getUseCMutable().assign(useC);
+  if (select->use_empty())
+    select->erase();
+}
+
 struct TileNvidiaAsyncWarpGroupDotsPass
     : public mlir::tile::impl::TileNvidiaAsyncWarpGroupDotsPassBase<
           TileNvidiaAsyncWarpGroupDotsPass> {
   void runOnOperation() override {
+    getOperation().walk(foldZeroAccumulator);
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
     for (scf::ForOp loop : loops)
@@ -170,8 +216,11 @@ struct TileNvidiaAsyncWarpGroupDotsPass
     for (auto [i, dot] : llvm::enumerate(dots)) {
       Value result = dot.getD();
       if (Operation *reader = firstReader(result, body)) {
-        waitBefore(reader, result, startedBefore(reader) - i - 1);
-        continue;
+        unsigned pendings = startedBefore(reader) - i - 1;
+        if (!waitInBranch(reader, result, body, pendings)) {
+          waitBefore(reader, result, pendings);
+          continue;
+        }
       }
       // Accumulated over the loop and read by nothing else (a matmul's
       // loop): the previous iteration's is waited for once this one

@@ -22,6 +22,12 @@ namespace mlir::tile {
 /// `tl.range(..., num_stages=n)`); 1 leaves it as it is.
 inline constexpr llvm::StringLiteral kNumStagesAttr = "tile.num_stages";
 
+/// On an scf.for: fuse it with the one loop nested in it into a single loop
+/// over both (Triton's `tl.range(..., flatten=True)`), so that the
+/// pipeliner runs on across the outer iterations (tile-fuse-nested-loops).
+/// The fused loop keeps it.
+inline constexpr llvm::StringLiteral kFlattenAttr = "tile.flatten";
+
 /// On a tile.descriptor_load: the target copies the block in bulk itself
 /// (Hopper's TMA), so tile-lower-descriptors leaves it.
 inline constexpr llvm::StringLiteral kBulkCopyAttr = "tile.bulk_copy";

@@ -263,7 +263,8 @@ PYBIND11_MODULE(_tessera, m) {
       .def("begin_combiner", &Builder::beginCombiner)
       .def("end_combiner", &Builder::endCombiner)
       .def("begin_for", &Builder::beginFor, py::arg("lower"), py::arg("upper"),
-           py::arg("step"), py::arg("carried"), py::arg("num_stages") = 0)
+           py::arg("step"), py::arg("carried"), py::arg("num_stages") = 0,
+           py::arg("flatten") = false)
       .def("end_for", &Builder::endFor)
       .def("begin_if", &Builder::beginIf)
       .def("begin_else", &Builder::beginElse)

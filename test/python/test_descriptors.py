@@ -240,17 +240,26 @@ def test_matmul_through_bulk_copies(device, rng, M, N, K, BM, BN, BK, warps, sta
 
 
 @pytest.mark.parametrize("warp_specialize", [False, True])
-def test_persistent_matmul(device, rng, warp_specialize):
-    M, N, K = 320, 384, 144
+@pytest.mark.parametrize("K", [144, 64, 16])
+def test_persistent_matmul(device, rng, warp_specialize, K):
+    """The tile loop and the K loop fuse into one (flatten=True): tiles
+    partly outside C, one K step per tile, a step partly outside A and B.
+    On sm_90a the accumulator restarts by the wgmma's scale-d, and C is
+    stored by TMA in the fused loop."""
+    M, N = 320, 384
     a = rng.standard_normal((M, K)).astype(np.float16)
     b = rng.standard_normal((K, N)).astype(np.float16)
-    c = np.zeros((M, N), np.float16)
-    persistent_matmul[(3,)](TensorDescriptor.from_tensor(a, [128, 64]),
-                            TensorDescriptor.from_tensor(b, [64, 128]),
-                            TensorDescriptor.from_tensor(c, [128, 128]), M, N, K, 128, 128, 64,
-                            NUM_SMS=3, WARP_SPECIALIZE=warp_specialize, num_warps=8)
+    c = np.full((M, N), np.nan, np.float16)
+    args = (TensorDescriptor.from_tensor(a, [128, 64]), TensorDescriptor.from_tensor(b, [64, 128]),
+            TensorDescriptor.from_tensor(c, [128, 128]), M, N, K, 128, 128, 64)
+    persistent_matmul[(3,)](*args, NUM_SMS=3, WARP_SPECIALIZE=warp_specialize, num_warps=8)
     np.testing.assert_allclose(c.astype(np.float64), a.astype(np.float64) @ b.astype(np.float64),
                                rtol=2e-2, atol=2e-2)
+    if device == "interpreter":
+        binary = persistent_matmul.warmup(*args, NUM_SMS=3, WARP_SPECIALIZE=warp_specialize,
+                                          num_warps=8, grid=(3,)).binary_for("cuda:90")
+        assert " useC " in binary.tile_layout
+        assert "async_tma_copy_local_to_global" in binary.tile_layout
 
 
 @pytest.mark.parametrize("D,BM,BN,warps", [(64, 64, 64, 4), (128, 128, 64, 8)])

@@ -82,23 +82,29 @@ def TileNvidia_WarpGroupDotOp : TileNvidia_Op<"warpgroup_dot", [
     dimension), or from `a` in registers (a `#tile.dot_operand` of `c`'s
     layout). `c` and `d` are in a version-3 `#tile_nvidia.mma` layout.
 
+    With `useC` false, `c` is not added (`d = a * b`): the wgmma's scale-d
+    predicate, so that an accumulator restarting at zero (a fused loop's,
+    at each tile) needs no registers written while a dot may read them.
+
     With `isAsync`, the product is only started: `d` may be read, and the
     operands' shared memory written, after a `tile_nvidia.warpgroup_dot_wait`
     that retires it. Otherwise it is complete when the op returns.
 
     ```mlir
     %d = tile_nvidia.warpgroup_dot %a, %b, %c : !tile.memdesc<128x64xf16, #nvmma> * !tile.memdesc<64x256xf16, #nvmma_b> -> tensor<128x256xf32, #mma>
+    %e = tile_nvidia.warpgroup_dot %a, %b, %c useC %notFirst : !tile.memdesc<128x64xf16, #nvmma> * !tile.memdesc<64x256xf16, #nvmma_b> -> tensor<128x256xf32, #mma>
     ```
   }];
   let arguments = (ins AnyTypeOf<[Tile_MemDesc, Tile_IntOrFloatTensor]>:$a,
                    Tile_MemDesc:$b, Tile_IntOrFloatTensor:$c,
+                   Optional<I1>:$useC,
                    DefaultValuedAttr<Tile_InputPrecision,
                                      "::mlir::tile::InputPrecision::ieee">:$precision,
                    UnitAttr:$isAsync);
   let results = (outs Tile_IntOrFloatTensor:$d);
   let assemblyFormat = [{
-    $a `,` $b `,` $c (`precision` `=` $precision^)? attr-dict `:`
-    qualified(type($a)) `*` qualified(type($b)) `->` type($d)
+    $a `,` $b `,` $c (`useC` $useC^)? (`precision` `=` $precision^)? attr-dict
+    `:` qualified(type($a)) `*` qualified(type($b)) `->` type($d)
   }];
   let hasVerifier = 1;
 }

@@ -419,8 +419,11 @@ class CodeGenerator(ast.NodeVisitor):
         num_stages = _unwrap(spec.num_stages)
         if num_stages is not None and (not isinstance(num_stages, int) or num_stages < 1):
             raise self._error(node, f"num_stages must be a positive integer, got {num_stages!r}")
+        flatten = _unwrap(spec.flatten)
+        if _is_tensor(flatten):
+            raise self._error(node, "flatten must be known at compile time")
         args = self.builder.begin_for(lower.handle, upper.handle, step.handle, inits,
-                                      num_stages or 0)
+                                      num_stages or 0, bool(flatten))
         index = tensor(args[0])
         if descending:
             index = spec.start + index * _unwrap(spec.step)

@@ -499,7 +499,10 @@ def debug_barrier():
 # ----------------------------------------------------------------------------
 
 class range:
-    """A loop over a range evaluated when the kernel runs (`tl.range`)."""
+    """A loop over a range evaluated when the kernel runs (`tl.range`).
+    `flatten=True` fuses it with the loop inside it into one loop, which the
+    pipeliner then runs across the outer iterations (a persistent kernel's
+    tiles)."""
 
     def __init__(self, arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
                  warp_specialize=False, flatten=False, disallow_acc_multi_buffer=False):
@@ -509,6 +512,7 @@ class range:
             self.start, self.end = arg1, arg2
         self.step = 1 if step is None else step
         self.num_stages = num_stages
+        self.flatten = flatten
 
 
 class static_range:
