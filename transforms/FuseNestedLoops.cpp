@@ -43,12 +43,9 @@ scf::ForOp fusableInner(scf::ForOp outer) {
       return {};
   if (inner.getInductionVar().getType() != outer.getInductionVar().getType())
     return {};
-  for (Operation &op : body->without_terminator()) {
-    if (&op == inner)
-      break;
+  for (Operation &op : llvm::make_range(body->begin(), inner->getIterator()))
     if (!isMemoryEffectFree(&op))
       return {};
-  }
   return inner;
 }
 
@@ -101,11 +98,8 @@ void fuse(scf::ForOp outer, scf::ForOp inner) {
   // iteration that computed them.
   SmallVector<Operation *> prologue;
   SmallVector<Value> kept;
-  for (Operation &op : body->without_terminator()) {
-    if (&op == inner)
-      break;
+  for (Operation &op : llvm::make_range(body->begin(), inner->getIterator()))
     prologue.push_back(&op);
-  }
   for (Operation *op : prologue)
     for (Value result : op->getResults())
       if (llvm::any_of(result.getUsers(), [&](Operation *user) {
