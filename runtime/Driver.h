@@ -35,6 +35,10 @@ struct DeviceInfo {
   uint64_t totalMemory = 0;
   /// Shared memory a block may use after opting in (above 48 KiB on NVIDIA).
   int maxSharedPerBlock = 0;
+  /// 32-bit registers a block may use.
+  int maxRegistersPerBlock = 0;
+  /// Peak clocks, in kHz, and the memory bus width, in bits.
+  int clockRate = 0, memoryClockRate = 0, memoryBusWidth = 0;
 };
 
 /// A tiled view of a tensor in global memory, for bulk (TMA) copies: what
@@ -68,9 +72,17 @@ struct alignas(64) TensorMap {
   unsigned char bytes[128];
 };
 
+/// What a loaded kernel uses per thread.
+struct KernelResources {
+  int registers = 0;
+  /// Local memory, where registers spill.
+  int localBytes = 0;
+};
+
 class Kernel {
 public:
   virtual ~Kernel() = default;
+  virtual KernelResources resources() = 0;
   /// Launches on `stream` (0: the default stream) with `threadsPerBlock`
   /// threads and `sharedBytes` of dynamic shared memory. `args[i]` points at
   /// the value of argument i.

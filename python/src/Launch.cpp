@@ -37,6 +37,8 @@ GpuKernel::GpuKernel(runtime::Driver &driver, const std::string &image,
 
 GpuKernel::~GpuKernel() = default;
 
+runtime::KernelResources GpuKernel::resources() { return kernel->resources(); }
+
 void GpuKernel::launch(std::array<unsigned, 3> grid, void **args,
                        uint64_t stream) {
   if (tensorMaps.empty()) {
@@ -522,7 +524,13 @@ void bindLaunch(py::module_ &m) {
            py::arg("parameters") = 0,
            py::arg("tensor_maps") = std::vector<std::string>())
       .def("launch", &launchFromList, py::arg("grid"), py::arg("args"),
-           py::arg("stream") = 0);
+           py::arg("stream") = 0)
+      .def_property_readonly(
+          "n_regs", [](GpuKernel &k) { return k.resources().registers; })
+      .def_property_readonly("n_spills", [](GpuKernel &k) {
+        // As Triton counts them: 4-byte words of local memory.
+        return k.resources().localBytes / 4;
+      });
   py::class_<Launcher>(m, "Launcher")
       .def(py::init<py::object, std::vector<std::string>, std::vector<int>,
                     py::dict>(),

@@ -15,6 +15,7 @@
 namespace mlir::tile::runtime {
 class Driver;
 class Kernel;
+struct KernelResources;
 class Module;
 class TensorMapSpec;
 struct TensorMap;
@@ -36,6 +37,8 @@ public:
   /// Launches with `args[i]` pointing at parameter i, on `stream`; the
   /// tensor maps are encoded from them.
   void launch(std::array<unsigned, 3> grid, void **args, uint64_t stream);
+  /// Registers and local (spill) bytes per thread.
+  mlir::tile::runtime::KernelResources resources();
 
 private:
   mlir::tile::runtime::Driver &driver;

@@ -167,6 +167,20 @@ PYBIND11_MODULE(_tessera, m) {
                       int device) { return d.deviceInfo(device).arch; })
       .def("device_name", [](runtime::Driver &d,
                              int device) { return d.deviceInfo(device).name; })
+      .def("device_properties",
+           [](runtime::Driver &d, int device) {
+             runtime::DeviceInfo info = d.deviceInfo(device);
+             py::dict properties;
+             properties["max_shared_mem"] = info.maxSharedPerBlock;
+             properties["max_num_regs"] = info.maxRegistersPerBlock;
+             properties["multiprocessor_count"] = info.multiprocessors;
+             properties["warpSize"] = info.warpSize;
+             properties["sm_clock_rate"] = info.clockRate;
+             properties["mem_clock_rate"] = info.memoryClockRate;
+             properties["mem_bus_width"] = info.memoryBusWidth;
+             properties["total_memory"] = info.totalMemory;
+             return properties;
+           })
       .def("set_device", &runtime::Driver::setDevice)
       .def("allocate", &runtime::Driver::allocate)
       .def("release", &runtime::Driver::release)

@@ -30,6 +30,12 @@ constexpr int kAttrMultiprocessors = 16;
 constexpr int kAttrCapabilityMajor = 75;
 constexpr int kAttrCapabilityMinor = 76;
 constexpr int kAttrMaxSharedOptin = 97;
+constexpr int kAttrMaxRegistersPerBlock = 12;
+constexpr int kAttrClockRate = 13;
+constexpr int kAttrMemoryClockRate = 36;
+constexpr int kAttrMemoryBusWidth = 37;
+constexpr int kFuncAttrLocalBytes = 3;
+constexpr int kFuncAttrRegisters = 4;
 constexpr int kFuncAttrMaxDynamicShared = 8;
 constexpr int kJitErrorLogBuffer = 5;
 constexpr int kJitErrorLogBufferSize = 6;
@@ -55,6 +61,7 @@ struct Api {
   CUresult (*cuModuleUnload)(CUmodule);
   CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
   CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+  CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
                              unsigned, unsigned, unsigned, CUstream, void **,
                              void **);
@@ -85,6 +92,7 @@ public:
         name(std::move(name)) {}
   void launch(std::array<unsigned, 3> grid, unsigned threadsPerBlock,
               unsigned sharedBytes, void **args, void *stream) override;
+  KernelResources resources() override;
 
 private:
   CudaDriver &driver;
@@ -162,6 +170,13 @@ public:
     check(api.cuDeviceGetAttribute(&info.maxSharedPerBlock, kAttrMaxSharedOptin,
                                    d),
           "cuDeviceGetAttribute");
+    for (auto [value, attribute] :
+         {std::pair(&info.maxRegistersPerBlock, kAttrMaxRegistersPerBlock),
+          std::pair(&info.clockRate, kAttrClockRate),
+          std::pair(&info.memoryClockRate, kAttrMemoryClockRate),
+          std::pair(&info.memoryBusWidth, kAttrMemoryBusWidth)})
+      check(api.cuDeviceGetAttribute(value, attribute, d),
+            "cuDeviceGetAttribute");
     size_t bytes = 0;
     check(api.cuDeviceTotalMem(&bytes, d), "cuDeviceTotalMem");
     info.totalMemory = bytes;
@@ -319,6 +334,17 @@ public:
   Api api;
 };
 
+KernelResources CudaKernel::resources() {
+  KernelResources used;
+  driver.check(driver.api.cuFuncGetAttribute(&used.registers,
+                                             kFuncAttrRegisters, function),
+               "cuFuncGetAttribute");
+  driver.check(driver.api.cuFuncGetAttribute(&used.localBytes,
+                                             kFuncAttrLocalBytes, function),
+               "cuFuncGetAttribute");
+  return used;
+}
+
 void CudaKernel::launch(std::array<unsigned, 3> grid, unsigned threadsPerBlock,
                         unsigned sharedBytes, void **args, void *stream) {
   CUcontext current = nullptr;
@@ -390,6 +416,7 @@ std::unique_ptr<CudaDriver> openCuda(std::string &whyNot) {
   library.bind(api.cuModuleUnload, "cuModuleUnload");
   library.bind(api.cuModuleGetFunction, "cuModuleGetFunction");
   library.bind(api.cuFuncSetAttribute, "cuFuncSetAttribute");
+  library.bind(api.cuFuncGetAttribute, "cuFuncGetAttribute");
   library.bind(api.cuLaunchKernel, "cuLaunchKernel");
   library.bind(api.cuMemAlloc, "cuMemAlloc_v2");
   library.bind(api.cuMemFree, "cuMemFree_v2");

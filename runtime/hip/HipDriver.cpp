@@ -32,6 +32,13 @@ using hipEvent_t = void *;
 constexpr int kAttrMaxSharedPerBlock = 74;
 constexpr int kAttrMultiprocessors = 63;
 constexpr int kAttrWarpSize = 87;
+constexpr int kAttrClockRate = 5;
+constexpr int kAttrMemoryBusWidth = 59;
+constexpr int kAttrMemoryClockRate = 60;
+constexpr int kAttrMaxRegistersPerBlock = 71;
+// hipFunction_attribute values.
+constexpr int kFuncAttrLocalBytes = 3;
+constexpr int kFuncAttrRegisters = 4;
 
 /// The entry points, resolved from the library.
 struct Api {
@@ -48,6 +55,7 @@ struct Api {
   hipError_t (*hipModuleUnload)(hipModule_t);
   hipError_t (*hipModuleGetFunction)(hipFunction_t *, hipModule_t,
                                      const char *);
+  hipError_t (*hipFuncGetAttribute)(int *, int, hipFunction_t);
   hipError_t (*hipModuleLaunchKernel)(hipFunction_t, unsigned, unsigned,
                                       unsigned, unsigned, unsigned, unsigned,
                                       unsigned, hipStream_t, void **, void **);
@@ -102,6 +110,7 @@ public:
       : driver(driver), function(function) {}
   void launch(std::array<unsigned, 3> grid, unsigned threadsPerBlock,
               unsigned sharedBytes, void **args, void *stream) override;
+  KernelResources resources() override;
 
 private:
   HipDriver &driver;
@@ -167,6 +176,13 @@ public:
     check(api.hipDeviceGetAttribute(&info.maxSharedPerBlock,
                                     kAttrMaxSharedPerBlock, d),
           "hipDeviceGetAttribute");
+    for (auto [value, attribute] :
+         {std::pair(&info.maxRegistersPerBlock, kAttrMaxRegistersPerBlock),
+          std::pair(&info.clockRate, kAttrClockRate),
+          std::pair(&info.memoryClockRate, kAttrMemoryClockRate),
+          std::pair(&info.memoryBusWidth, kAttrMemoryBusWidth)})
+      check(api.hipDeviceGetAttribute(value, attribute, d),
+            "hipDeviceGetAttribute");
     size_t bytes = 0;
     check(api.hipDeviceTotalMem(&bytes, d), "hipDeviceTotalMem");
     info.totalMemory = bytes;
@@ -246,6 +262,17 @@ void HipKernel::launch(std::array<unsigned, 3> grid, unsigned threadsPerBlock,
                "hipModuleLaunchKernel");
 }
 
+KernelResources HipKernel::resources() {
+  KernelResources used;
+  driver.check(driver.api.hipFuncGetAttribute(&used.registers,
+                                              kFuncAttrRegisters, function),
+               "hipFuncGetAttribute");
+  driver.check(driver.api.hipFuncGetAttribute(&used.localBytes,
+                                              kFuncAttrLocalBytes, function),
+               "hipFuncGetAttribute");
+  return used;
+}
+
 HipModule::~HipModule() { driver.api.hipModuleUnload(module); }
 
 std::unique_ptr<Kernel> HipModule::kernel(const std::string &name) {
@@ -279,6 +306,7 @@ std::unique_ptr<HipDriver> openHip(std::string &whyNot) {
   library.bind(api.hipModuleLoadData, "hipModuleLoadData");
   library.bind(api.hipModuleUnload, "hipModuleUnload");
   library.bind(api.hipModuleGetFunction, "hipModuleGetFunction");
+  library.bind(api.hipFuncGetAttribute, "hipFuncGetAttribute");
   library.bind(api.hipModuleLaunchKernel, "hipModuleLaunchKernel");
   library.bind(api.hipMalloc, "hipMalloc");
   library.bind(api.hipFree, "hipFree");

@@ -35,7 +35,11 @@ int hipDeviceGetName(char *name, int length, int) {
   return 0;
 }
 int hipDeviceGetAttribute(int *value, int attribute, int) {
-  *value = attribute == 87 ? 64 : attribute == 63 ? 304 : 65536;
+  // Warp size, compute units, registers per block, the rest.
+  *value = attribute == 87   ? 64
+           : attribute == 63 ? 304
+           : attribute == 71 ? 512 * 256
+                             : 65536;
   return 0;
 }
 int hipDeviceTotalMem(size_t *bytes, int) {
@@ -62,6 +66,11 @@ int hipModuleGetFunction(void **function, void *, const char *name) {
   if (std::string(name) != "k")
     return 500;
   *function = &token;
+  return 0;
+}
+int hipFuncGetAttribute(int *value, int attribute, void *) {
+  // Registers, local bytes.
+  *value = attribute == 4 ? 96 : attribute == 3 ? 8 : 0;
   return 0;
 }
 int hipModuleLaunchKernel(void *, unsigned gx, unsigned gy, unsigned gz,

@@ -89,6 +89,11 @@ def device_name(device):
     return name
 
 
+def current_device():
+    """The device launches last went to (0 before any)."""
+    return _current_device or 0
+
+
 def set_device(device):
     global _current_device
     if device != _current_device:

@@ -137,20 +137,61 @@ class _Stages(dict):
         return list(super().keys()) + list(self._later)
 
 
+class _Metadata(dict):
+    """A compiled kernel's metadata, read as Triton's is: `metadata.shared`
+    or `metadata["shared"]`."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"kernel metadata has no '{name}'") from None
+
+
 class CompiledKernel:
     """A kernel compiled for one specialisation: its IR by stage, and what is
-    needed to launch it on the host interpreter and on GPUs."""
+    needed to launch it on the host interpreter and on GPUs. As Triton's,
+    `compiled[grid](*args)` launches it (with the options it was compiled
+    with) and `_init_handles()` loads it, after which `n_regs` and
+    `n_spills` (4-byte words) say what a thread uses (0 on the host)."""
 
-    def __init__(self, name, asm, tile_ir, num_warps, num_stages, debug, waves_per_eu=0):
+    def __init__(self, name, asm, tile_ir, num_warps, num_stages, debug, waves_per_eu=0,
+                 function=None):
         self.name = name
         self.asm = asm
         self._tile_ir = tile_ir  # with source locations
         self._options = (num_warps, num_stages, debug, waves_per_eu)
+        self._function = function  # the JITFunction it came from
         self._host = None
         self._binaries = {}  # (target, bulk copies) -> CompiledBinary
         self._loaded = {}  # device -> GpuKernel
-        self.metadata = {"name": name, "target": "host", "num_warps": num_warps,
-                         "num_stages": num_stages, "shared": 0}
+        self.metadata = _Metadata(name=name, target="host", num_warps=num_warps,
+                                  num_stages=num_stages, shared=0)
+        self.n_regs = self.n_spills = None
+
+    def _init_handles(self):
+        """Loads the kernel on the current GPU (nothing without one)."""
+        if self.n_regs is not None:
+            return
+        if not gpu.available():
+            self.n_regs = self.n_spills = 0
+            return
+        from .driver import driver
+        loaded = self.gpu_kernel(driver.active.get_current_device())
+        self.n_regs, self.n_spills = loaded.n_regs, loaded.n_spills
+
+    def __getitem__(self, grid):
+        if self._function is None:
+            raise TypeError(f"{self.name}: this compiled kernel cannot be launched by itself")
+        num_warps, num_stages, _, waves_per_eu = self._options
+        options = {name: value for name, value in (("num_warps", num_warps),
+                                                    ("num_stages", num_stages),
+                                                    ("waves_per_eu", waves_per_eu))
+                   if name not in self._function.arg_names}
+
+        def launch(*args, **kwargs):
+            return self._function.run(*args, grid=grid, **options, **kwargs)
+        return launch
 
     def host_module(self):
         if self._host is None:
@@ -380,7 +421,7 @@ class JITFunction:
         asm = _Stages({"tile": tile}, {
             "tile-layout": lambda: _tessera.assign_layouts(tile, num_warps, 32)})
         kernel = CompiledKernel(self.__name__, asm, builder.text(with_locations=True),
-                                num_warps, num_stages, self.debug, waves_per_eu)
+                                num_warps, num_stages, self.debug, waves_per_eu, self)
         return kernel, generated
 
     def _get_compiled(self, arguments, num_warps, num_stages, waves_per_eu=0):
@@ -432,11 +473,28 @@ class JITFunction:
                 return False
         return True
 
-    def warmup(self, *args, grid=None, num_warps=4, num_stages=3, waves_per_eu=0, **kwargs):
+    def warmup(self, *args, grid=None, **kwargs):
         """Compiles for these arguments without running; returns the
         compiled kernel, whose `asm` holds the IR of each stage."""
+        arguments, options = self._bind_launch(args, kwargs)
+        return self._get_compiled(arguments, *options)["kernel"]
+
+    _OPTIONS = (("num_warps", 4), ("num_stages", 3), ("waves_per_eu", 0))
+
+    def _bind_launch(self, args, kwargs):
+        """A launch's arguments, and its options num_warps, num_stages and
+        waves_per_eu (AMD's occupancy hint: wavefronts per execution unit,
+        0 the compiler's choice). An option that also names a parameter of
+        the kernel (Triton's tutorial 02 has `num_stages`) is both."""
+        kwargs = dict(kwargs)
+        kwargs.pop("num_ctas", 1)
+        options = {name: kwargs.pop(name, default) for name, default in self._OPTIONS
+                   if name not in self.arg_names}
         arguments = self._bind(args, kwargs)
-        return self._get_compiled(arguments, num_warps, num_stages, waves_per_eu)["kernel"]
+        for name, _ in self._OPTIONS:
+            if name in self.arg_names:
+                options[name] = core._unwrap(arguments[name])
+        return arguments, tuple(options[name] for name, _ in self._OPTIONS)
 
     def run(self, *args, grid, **kwargs):
         """Launches on `grid`; the compiled kernel is returned."""
@@ -446,14 +504,7 @@ class JITFunction:
         """The launch path for what the C++ one (Launcher) does not know:
         the first launch of a specialisation (compiling it; `key` is its
         key there, or None), host memory, other argument types, errors."""
-        kwargs = dict(kwargs)
-        num_warps = kwargs.pop("num_warps", 4)
-        num_stages = kwargs.pop("num_stages", 3)
-        # AMD's occupancy hint: wavefronts per execution unit (0: the
-        # compiler's choice); NVIDIA targets leave it.
-        waves_per_eu = kwargs.pop("waves_per_eu", 0)
-        kwargs.pop("num_ctas", 1)
-        arguments = self._bind(args, kwargs)
+        arguments, (num_warps, num_stages, waves_per_eu) = self._bind_launch(args, kwargs)
         entry = self._get_compiled(arguments, num_warps, num_stages, waves_per_eu)
         kernel, launch = entry["kernel"], entry["launch"]
         if callable(grid):
