@@ -82,6 +82,7 @@ struct KernelResources {
 class Kernel {
 public:
   virtual ~Kernel() = default;
+  /// What the kernel uses per thread, as loaded.
   virtual KernelResources resources() = 0;
   /// Launches on `stream` (0: the default stream) with `threadsPerBlock`
   /// threads and `sharedBytes` of dynamic shared memory. `args[i]` points at
