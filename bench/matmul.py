@@ -6,7 +6,8 @@ tutorial's CUDA configs; fp16 and bf16 at 1024^3, 4096^3, 8192^3 and
 the same matmul through host tensor descriptors (fp16 and bf16 at 4096^3 and
 8192^3, each DSL's best of the tutorial's fp16 configs), and its persistent
 form (tutorial 09: one program per multiprocessor looping over the tiles
-with `tl.range(..., flatten=True)`); then the cold compile (the first launch
+with `tl.range(..., flatten=True)`, C stored whole or in two subtiles, over
+the tutorial's 8-warp configs); then the cold compile (the first launch
 in a fresh process, empty cache) of the tutorial's first config.
 
 Upstream Triton on mma.sync is timed too ("triton-sm80"): a child process of
@@ -110,8 +111,9 @@ def matmul_kernel_descriptor(a_desc, b_desc, c_desc, M, N, K,
 def matmul_kernel_persistent(a_desc, b_desc, c_desc, M, N, K,
                              BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
                              BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr,
-                             NUM_SMS: tl.constexpr):
-    # Tutorial 09's persistent kernel through host tensor descriptors.
+                             NUM_SMS: tl.constexpr, EPILOGUE_SUBTILE: tl.constexpr):
+    # Tutorial 09's persistent kernel through host tensor descriptors; with
+    # EPILOGUE_SUBTILE, C goes out in two halves of BLOCK_SIZE_N / 2.
     start_pid = tl.program_id(axis=0)
     num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
     num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
@@ -131,7 +133,14 @@ def matmul_kernel_persistent(a_desc, b_desc, c_desc, M, N, K,
             a = a_desc.load([offs_am, ki * BLOCK_SIZE_K])
             b = b_desc.load([ki * BLOCK_SIZE_K, offs_bn])
             accumulator = tl.dot(a, b, accumulator)
-        c_desc.store([offs_am, offs_bn], accumulator.to(c_desc.dtype))
+        if EPILOGUE_SUBTILE:
+            acc = tl.reshape(accumulator, (BLOCK_SIZE_M, 2, BLOCK_SIZE_N // 2))
+            acc = tl.permute(acc, (0, 2, 1))
+            acc0, acc1 = tl.split(acc)
+            c_desc.store([offs_am, offs_bn], acc0.to(c_desc.dtype))
+            c_desc.store([offs_am, offs_bn + BLOCK_SIZE_N // 2], acc1.to(c_desc.dtype))
+        else:
+            c_desc.store([offs_am, offs_bn], accumulator.to(c_desc.dtype))
 
 
 # Triton's tutorial 03, get_cuda_autotune_config():
@@ -145,6 +154,10 @@ CONFIGS = [(128, 256, 64, 3, 8), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4), (128
 
 # Tutorial 03's fp16 configs, for the descriptor kernel.
 DESCRIPTOR_CONFIGS = 8
+# Tutorial 09's space for the persistent kernel, 8 warps and BLOCK_SIZE_K 64:
+# (BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, num_stages, num_warps, EPILOGUE_SUBTILE).
+PERSISTENT_CONFIGS = [(128, n, 64, s, 8, subtile) for n in (128, 256) for s in (3, 4)
+                      for subtile in (False, True)]
 
 SHAPES = [(1024, 1024, 1024), (4096, 4096, 4096), (8192, 8192, 8192), (16384, 1024, 1024)]
 # The kernel through tensor descriptors: (name, dtype, shapes).
@@ -176,7 +189,12 @@ def kernels_of(dsl):
                           for m, n, k, s, w in CONFIGS[:DESCRIPTOR_CONFIGS]]
     module.tuned_descriptor = package.autotune(descriptor_configs, key=["M", "N", "K"])(
         module.matmul_kernel_descriptor)
-    module.tuned_persistent = package.autotune(descriptor_configs, key=["M", "N", "K"])(
+    persistent_configs = [package.Config({"BLOCK_SIZE_M": m, "BLOCK_SIZE_N": n,
+                                          "BLOCK_SIZE_K": k, "GROUP_SIZE_M": 8,
+                                          "EPILOGUE_SUBTILE": subtile},
+                                         num_stages=s, num_warps=w, pre_hook=set_blocks)
+                          for m, n, k, s, w, subtile in PERSISTENT_CONFIGS]
+    module.tuned_persistent = package.autotune(persistent_configs, key=["M", "N", "K"])(
         module.matmul_kernel_persistent)
     return module
 
@@ -186,7 +204,7 @@ def set_blocks(nargs):
     m, n, k = nargs["BLOCK_SIZE_M"], nargs["BLOCK_SIZE_N"], nargs["BLOCK_SIZE_K"]
     nargs["a_desc"].block_shape = [m, k]
     nargs["b_desc"].block_shape = [k, n]
-    nargs["c_desc"].block_shape = [m, n]
+    nargs["c_desc"].block_shape = [m, n // 2 if nargs.get("EPILOGUE_SUBTILE") else n]
 
 
 def matmul_descriptor(module, a, b, c, persistent=0):

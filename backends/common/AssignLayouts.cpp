@@ -487,6 +487,143 @@ struct ComputeInAnchorLayout : public RewritePattern {
   }
 };
 
+/// Whether `layout` keeps values where a matrix unit left them: an anchor,
+/// or the linear layout a reshape or transpose of one makes.
+bool followsAnchor(Attribute layout) {
+  return isAnchor(layout) || isa_and_present<LinearEncodingAttr>(layout);
+}
+
+/// op(convert_layout x) -> convert_layout(op x) for a reshape or transpose
+/// (`map` taking x's coordinates to the result's) of x in an anchor layout:
+/// the elements stay in their registers, in the linear layout they make in
+/// the new shape, and the convert moves on to the users (the halves of an
+/// epilogue split into subtiles, Triton's EPILOGUE_SUBTILE).
+LogicalResult
+computeInPlace(Operation *op, PatternRewriter &rewriter,
+               llvm::function_ref<SmallVector<int32_t>(ArrayRef<int32_t>)> map) {
+  auto convert = op->getOperand(0).getDefiningOp<ConvertLayoutOp>();
+  if (!convert || !followsAnchor(layoutOf(convert.getSrc())))
+    return failure();
+  std::optional<LinearLayout> layout = toLinearLayout(convert.getSrc().getType());
+  if (!layout)
+    return failure();
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  Attribute natural = LinearEncodingAttr::get(
+      op->getContext(), mapBases(*layout, type.getShape(), map));
+  Operation *clone = rewriter.clone(*op);
+  clone->setOperand(0, convert.getSrc());
+  clone->getResult(0).setType(withLayout(type, natural));
+  rewriter.replaceOpWithNewOp<ConvertLayoutOp>(op, type, clone->getResult(0));
+  return success();
+}
+
+struct ReshapeOfConvert : public OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp reshape,
+                                PatternRewriter &rewriter) const override {
+    ArrayRef<int64_t> from = reshape.getSrc().getType().getShape();
+    ArrayRef<int64_t> to = reshape.getType().getShape();
+    return computeInPlace(reshape, rewriter, [&](ArrayRef<int32_t> coords) {
+      return reshapeCoords(coords, from, to);
+    });
+  }
+};
+
+struct TransOfConvert : public OpRewritePattern<TransOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransOp trans,
+                                PatternRewriter &rewriter) const override {
+    ArrayRef<int32_t> order = trans.getOrder();
+    return computeInPlace(trans, rewriter, [&](ArrayRef<int32_t> coords) {
+      SmallVector<int32_t> result;
+      for (int32_t d : order)
+        result.push_back(coords[d]);
+      return result;
+    });
+  }
+};
+
+/// split(convert_layout x) -> convert_layout(split x) for x in an anchor
+/// layout where one register bit, and nothing else, walks the pairs: each
+/// half keeps its registers.
+struct SplitOfConvert : public OpRewritePattern<SplitOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SplitOp split,
+                                PatternRewriter &rewriter) const override {
+    auto convert = split.getSrc().getDefiningOp<ConvertLayoutOp>();
+    if (!convert || !followsAnchor(layoutOf(convert.getSrc())))
+      return failure();
+    std::optional<LinearLayout> layout =
+        toLinearLayout(convert.getSrc().getType());
+    if (!layout)
+      return failure();
+    unsigned pairBits = 0;
+    std::vector<LinearLayout::InDim> ins;
+    for (const LinearLayout::InDim &in : layout->getInDims()) {
+      LinearLayout::InDim half{in.name, {}};
+      for (const std::vector<int32_t> &basis : in.bases) {
+        if (!basis.back()) {
+          half.bases.emplace_back(basis.begin(), basis.end() - 1);
+          continue;
+        }
+        bool pairOnly = llvm::all_of(llvm::ArrayRef(basis).drop_back(),
+                                     [](int32_t c) { return c == 0; });
+        if (in.name != kRegister || !pairOnly)
+          return failure();
+        ++pairBits;
+      }
+      ins.push_back(std::move(half));
+    }
+    if (pairBits != 1)
+      return failure();
+    auto type = cast<RankedTensorType>(split.getOutLHS().getType());
+    std::vector<LinearLayout::OutDim> outs;
+    for (auto [d, size] : llvm::enumerate(type.getShape()))
+      outs.push_back({dimName(d), static_cast<int32_t>(size)});
+    llvm::Expected<LinearLayout> half =
+        LinearLayout::create(std::move(ins), std::move(outs));
+    if (!half) {
+      llvm::consumeError(half.takeError());
+      return failure();
+    }
+    RankedTensorType halfType =
+        withLayout(type, LinearEncodingAttr::get(getContext(), *half));
+    auto clone = SplitOp::create(rewriter, split.getLoc(), halfType, halfType,
+                                 convert.getSrc());
+    SmallVector<Value> results;
+    for (Value result : clone->getResults())
+      results.push_back(ConvertLayoutOp::create(rewriter, split.getLoc(),
+                                                type, result));
+    rewriter.replaceOp(split, results);
+    return success();
+  }
+};
+
+/// cast(convert_layout x) -> convert_layout(cast x) for a cast to a
+/// narrower type: converted after it, fewer bytes move (an accumulator
+/// stored as f16).
+struct NarrowingCastOfConvert : public RewritePattern {
+  NarrowingCastOfConvert(MLIRContext *context)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<CastOpInterface>(op) || op->getNumOperands() != 1 ||
+        op->getNumResults() != 1 || !isMemoryEffectFree(op))
+      return failure();
+    auto convert = op->getOperand(0).getDefiningOp<ConvertLayoutOp>();
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!convert || !type ||
+        bitWidthOf(type.getElementType()) >=
+            bitWidthOf(convert.getType().getElementType()))
+      return failure();
+    Operation *clone = rewriter.clone(*op);
+    clone->setOperand(0, convert.getSrc());
+    clone->getResult(0).setType(withLayout(type, layoutOf(convert.getSrc())));
+    rewriter.replaceOpWithNewOp<ConvertLayoutOp>(op, type, clone->getResult(0));
+    return success();
+  }
+};
+
 /// reduce(convert_layout x) -> reduce(x) where every result is a scalar:
 /// the reduction combines the same elements in any layout; and
 /// reduce(convert_layout x) -> convert_layout(reduce(x)) where x is in an
@@ -611,7 +748,8 @@ LogicalResult removeConversions(ModuleOp module) {
   RewritePatternSet patterns(context);
   patterns
       .add<RematerializeElementwise, RematerializeShapeOps, ReduceOfConvert,
-           ComputeInAnchorLayout>(context);
+           ComputeInAnchorLayout, ReshapeOfConvert, TransOfConvert,
+           SplitOfConvert, NarrowingCastOfConvert>(context);
   ConvertLayoutOp::getCanonicalizationPatterns(patterns, context);
   FrozenRewritePatternSet frozen(std::move(patterns));
   if (failed(applyPatternsGreedily(module, frozen)))

@@ -356,26 +356,6 @@ SmallVector<Value> mlir::tile::loadFromShared(
 
 namespace {
 
-/// `layout` with every basis mapped by `map` (linear over GF(2)), for a
-/// tensor of `shape`.
-LinearLayout mapBases(
-    const LinearLayout &layout, ArrayRef<int64_t> shape,
-    llvm::function_ref<SmallVector<int32_t>(ArrayRef<int32_t>)> map) {
-  std::vector<LinearLayout::InDim> ins;
-  for (const LinearLayout::InDim &in : layout.getInDims()) {
-    LinearLayout::InDim mapped{in.name, {}};
-    for (const auto &basis : in.bases) {
-      SmallVector<int32_t> image = map(basis);
-      mapped.bases.emplace_back(image.begin(), image.end());
-    }
-    ins.push_back(std::move(mapped));
-  }
-  std::vector<LinearLayout::OutDim> outs;
-  for (auto [d, size] : llvm::enumerate(shape))
-    outs.push_back({dimName(d), static_cast<int32_t>(size)});
-  return llvm::cantFail(LinearLayout::create(std::move(ins), std::move(outs)));
-}
-
 /// Lowers an op whose result holds elements of its operand found by a linear
 /// map of coordinates (`toSrc`, with inverse `fromSrc`): registers move
 /// within threads when both layouts allow, else through shared memory.
@@ -453,22 +433,6 @@ public:
         });
   }
 };
-
-/// Row-major coordinates in `to` of the element at `coords` in `from`
-/// (powers of two: a regrouping of the index bits, so linear).
-SmallVector<int32_t> reshapeCoords(ArrayRef<int32_t> coords,
-                                   ArrayRef<int64_t> from,
-                                   ArrayRef<int64_t> to) {
-  int64_t linear = 0;
-  for (auto [c, size] : llvm::zip(coords, from))
-    linear = linear * size + c;
-  SmallVector<int32_t> result(to.size());
-  for (int d = to.size() - 1; d >= 0; --d) {
-    result[d] = linear % to[d];
-    linear /= to[d];
-  }
-  return result;
-}
 
 class ReshapePattern : public LoweringPattern<ReshapeOp> {
 public:

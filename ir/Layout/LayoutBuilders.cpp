@@ -71,6 +71,38 @@ LinearLayout mlir::tile::blockedLayout(ArrayRef<int64_t> shape,
   return fitToShape(regs * lanes * warps, shape);
 }
 
+LinearLayout mlir::tile::mapBases(
+    const LinearLayout &layout, ArrayRef<int64_t> shape,
+    llvm::function_ref<llvm::SmallVector<int32_t>(ArrayRef<int32_t>)> map) {
+  std::vector<LinearLayout::InDim> ins;
+  for (const LinearLayout::InDim &in : layout.getInDims()) {
+    LinearLayout::InDim mapped{in.name, {}};
+    for (const auto &basis : in.bases) {
+      llvm::SmallVector<int32_t> image = map(basis);
+      mapped.bases.emplace_back(image.begin(), image.end());
+    }
+    ins.push_back(std::move(mapped));
+  }
+  std::vector<LinearLayout::OutDim> outs;
+  for (auto [d, size] : llvm::enumerate(shape))
+    outs.push_back({dimName(d), static_cast<int32_t>(size)});
+  return llvm::cantFail(LinearLayout::create(std::move(ins), std::move(outs)));
+}
+
+llvm::SmallVector<int32_t> mlir::tile::reshapeCoords(ArrayRef<int32_t> coords,
+                                                     ArrayRef<int64_t> from,
+                                                     ArrayRef<int64_t> to) {
+  int64_t linear = 0;
+  for (auto [c, size] : llvm::zip(coords, from))
+    linear = linear * size + c;
+  llvm::SmallVector<int32_t> result(to.size());
+  for (int d = to.size() - 1; d >= 0; --d) {
+    result[d] = linear % to[d];
+    linear /= to[d];
+  }
+  return result;
+}
+
 LinearLayout mlir::tile::sliceLayout(const LinearLayout &parent, unsigned dim) {
   unsigned rank = parent.getNumOutDims();
   assert(dim < rank && "slice of a dimension the parent does not have");

@@ -48,6 +48,20 @@ LinearLayout blockedLayout(llvm::ArrayRef<int64_t> shape,
                            llvm::ArrayRef<unsigned> warpsPerCTA,
                            llvm::ArrayRef<unsigned> order);
 
+/// `layout` with every basis mapped by `map` (linear over GF(2)), for a
+/// tensor of `shape`: the layout of a tensor whose element at map(c) is the
+/// one at c (a reshape's, a transpose's).
+LinearLayout mapBases(
+    const LinearLayout &layout, llvm::ArrayRef<int64_t> shape,
+    llvm::function_ref<llvm::SmallVector<int32_t>(llvm::ArrayRef<int32_t>)>
+        map);
+
+/// Row-major coordinates in `to` of the element at `coords` in `from`
+/// (powers of two: a regrouping of the index bits, so linear).
+llvm::SmallVector<int32_t> reshapeCoords(llvm::ArrayRef<int32_t> coords,
+                                         llvm::ArrayRef<int64_t> from,
+                                         llvm::ArrayRef<int64_t> to);
+
 /// The layout of `parent` (a layout of rank shape.size() + 1) with dimension
 /// `dim` removed: the tensor a reduction along `dim` leaves.
 LinearLayout sliceLayout(const LinearLayout &parent, unsigned dim);

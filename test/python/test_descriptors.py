@@ -72,8 +72,10 @@ def matmul_in_kernel_desc(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl
 
 @triton.jit
 def persistent_matmul(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
-                      BK: tl.constexpr, NUM_SMS: tl.constexpr, WARP_SPECIALIZE: tl.constexpr):
-    """Tutorial 09's persistent form: NUM_SMS programs loop over the tiles."""
+                      BK: tl.constexpr, NUM_SMS: tl.constexpr, WARP_SPECIALIZE: tl.constexpr,
+                      EPILOGUE_SUBTILE: tl.constexpr = False):
+    """Tutorial 09's persistent form: NUM_SMS programs loop over the tiles,
+    C stored whole or in two halves."""
     num_pid_n = tl.cdiv(N, BN)
     num_tiles = tl.cdiv(M, BM) * num_pid_n
     for tile_id in tl.range(tl.program_id(0), num_tiles, NUM_SMS, flatten=True,
@@ -83,7 +85,13 @@ def persistent_matmul(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.
         acc = tl.zeros((BM, BN), tl.float32)
         for k in range(0, tl.cdiv(K, BK)):
             acc = tl.dot(a_desc.load([pm, k * BK]), b_desc.load([k * BK, pn]), acc)
-        c_desc.store([pm, pn], acc.to(tl.float16))
+        if EPILOGUE_SUBTILE:
+            halves = tl.permute(tl.reshape(acc, (BM, 2, BN // 2)), (0, 2, 1))
+            lo, hi = tl.split(halves)
+            c_desc.store([pm, pn], lo.to(tl.float16))
+            c_desc.store([pm, pn + BN // 2], hi.to(tl.float16))
+        else:
+            c_desc.store([pm, pn], acc.to(tl.float16))
 
 
 @triton.jit
@@ -239,27 +247,39 @@ def test_matmul_through_bulk_copies(device, rng, M, N, K, BM, BN, BK, warps, sta
     np.testing.assert_allclose(c, expected, rtol=1e-2, atol=1e-2)
 
 
-@pytest.mark.parametrize("warp_specialize", [False, True])
+@pytest.mark.parametrize("warp_specialize,subtile", [(False, False), (True, False),
+                                                     (False, True)])
 @pytest.mark.parametrize("K", [144, 64, 16])
-def test_persistent_matmul(device, rng, warp_specialize, K):
+def test_persistent_matmul(device, rng, warp_specialize, subtile, K):
     """The tile loop and the K loop fuse into one (flatten=True): tiles
     partly outside C, one K step per tile, a step partly outside A and B.
     On sm_90a the accumulator restarts by the wgmma's scale-d, and C is
-    stored by TMA in the fused loop."""
+    stored by TMA in the fused loop; split into halves, the accumulator
+    stays in its registers."""
     M, N = 320, 384
     a = rng.standard_normal((M, K)).astype(np.float16)
     b = rng.standard_normal((K, N)).astype(np.float16)
     c = np.full((M, N), np.nan, np.float16)
     args = (TensorDescriptor.from_tensor(a, [128, 64]), TensorDescriptor.from_tensor(b, [64, 128]),
-            TensorDescriptor.from_tensor(c, [128, 128]), M, N, K, 128, 128, 64)
-    persistent_matmul[(3,)](*args, NUM_SMS=3, WARP_SPECIALIZE=warp_specialize, num_warps=8)
+            TensorDescriptor.from_tensor(c, [128, 64 if subtile else 128]), M, N, K, 128, 128,
+            64)
+    meta = dict(NUM_SMS=3, WARP_SPECIALIZE=warp_specialize, EPILOGUE_SUBTILE=subtile,
+                num_warps=8)
+    persistent_matmul[(3,)](*args, **meta)
     np.testing.assert_allclose(c.astype(np.float64), a.astype(np.float64) @ b.astype(np.float64),
                                rtol=2e-2, atol=2e-2)
     if device == "interpreter":
-        binary = persistent_matmul.warmup(*args, NUM_SMS=3, WARP_SPECIALIZE=warp_specialize,
-                                          num_warps=8, grid=(3,)).binary_for("cuda:90")
+        binary = persistent_matmul.warmup(*args, **meta, grid=(3,)).binary_for("cuda:90")
         assert " useC " in binary.tile_layout
         assert "async_tma_copy_local_to_global" in binary.tile_layout
+        if subtile:
+            assert "tile.reshape %" in binary.tile_layout
+            assert "tensor<128x2x64xf32, #linear" in binary.tile_layout
+            # The halves' buffers, one at a time, not the whole tile's.
+            whole = persistent_matmul.warmup(*args[:2], TensorDescriptor.from_tensor(
+                c, [128, 128]), *args[3:], **dict(meta, EPILOGUE_SUBTILE=False),
+                grid=(3,)).binary_for("cuda:90")
+            assert binary.shared_bytes == whole.shared_bytes - 128 * 64 * 2
 
 
 @pytest.mark.parametrize("D,BM,BN,warps", [(64, 64, 64, 4), (128, 128, 64, 8)])
