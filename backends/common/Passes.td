@@ -44,7 +44,10 @@ def TileRemoveConversionsPass
     expand_dims becomes the op on converted operands, so converts climb to
     the values that really need moving and vanish at splats, ranges and
     constants; a reduction to scalars reads its operand before the convert;
-    and a tensor carried by a loop moves to the layout its update is
+    converts move the other way past a narrowing cast, and past a reshape,
+    transpose or split of a matrix unit's result, which keeps its registers
+    in the linear layout they make; and a tensor carried by a loop moves to
+    the layout its update is
     computed in, so that the loop converts once before and after it rather
     than every iteration.
   }];
