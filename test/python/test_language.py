@@ -165,6 +165,21 @@ def test_reductions(device, rng, op, axis, dtype):
 
 
 @tessera.jit
+def bool_sums_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    positive = tl.load(x_ptr + tl.arange(0, N)) > 0
+    tl.store(out_ptr, tl.sum(positive, 0))  # booleans count in int32
+    tl.store(out_ptr + 1, tl.sum(positive, 0, dtype=tl.int1).to(tl.int32))  # int1 wraps
+
+
+@pytest.mark.parametrize("ones", [1024, 1023])
+def test_sums_of_booleans(device, ones):
+    x = np.where(np.arange(1024) < ones, 1.0, -1.0).astype(np.float32)
+    out = np.full(2, -1, np.int32)
+    bool_sums_kernel[(1,)](x, out, N=1024)
+    np.testing.assert_array_equal(out, [ones, ones % 2])
+
+
+@tessera.jit
 def _add_combine(a, b):
     return a + b
 
@@ -463,6 +478,32 @@ def test_early_return(device):
     x = np.full(48, -1, np.int32)
     early_return_kernel[(8,)](x, 48, BLOCK=16)
     np.testing.assert_array_equal(x, np.arange(48))
+
+
+@tessera.jit
+def nested_return_kernel(out_ptr, flag):
+    # Returns from an if inside an if, both on runtime conditions: nothing
+    # after either returns on that path.
+    if flag > 0:
+        if flag > 1:
+            tl.store(out_ptr, 1)
+            return
+        elif flag > 5:
+            return
+        tl.store(out_ptr + 1, 2)
+    else:
+        tl.store(out_ptr + 3, 4)
+        if flag < -1:
+            return
+    tl.store(out_ptr + 2, 3)
+
+
+@pytest.mark.parametrize("flag,expected", [(2, [1, 0, 0, 0]), (1, [0, 2, 3, 0]),
+                                           (0, [0, 0, 3, 4]), (-2, [0, 0, 0, 4])])
+def test_return_from_nested_ifs(device, flag, expected):
+    out = np.zeros(4, np.int32)
+    nested_return_kernel[(1,)](out, flag)
+    np.testing.assert_array_equal(out, expected)
 
 
 @tessera.jit

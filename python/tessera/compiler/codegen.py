@@ -40,12 +40,30 @@ def _is_tensor(value):
     return isinstance(value, tensor)
 
 
-def _returns_early(stmt):
-    """An `if` whose branch ends with a bare `return` (and whose other branch
-    does not return)."""
-    return (isinstance(stmt, ast.If) and stmt.body and isinstance(stmt.body[-1], ast.Return)
-            and stmt.body[-1].value is None
-            and not any(isinstance(s, ast.Return) for s in stmt.orelse))
+def _returns(stmt):
+    """Whether `stmt` is or holds a `return` (in ifs, not in loops)."""
+    if isinstance(stmt, ast.Return):
+        return True
+    if isinstance(stmt, ast.If):
+        return any(map(_returns, stmt.body)) or any(map(_returns, stmt.orelse))
+    return False
+
+
+def _until_return(statements, rest=()):
+    """`statements` then `rest`, where a return ends the path it is on: the
+    statements after an `if` that returns move into both its branches, so
+    that they run only where it fell through (an if on a runtime condition
+    can build that). A bare return at the end of a branch is dropped."""
+    for i, stmt in enumerate(statements):
+        if isinstance(stmt, ast.Return):
+            return list(statements[:i]) if stmt.value is None else list(statements[:i + 1])
+        if isinstance(stmt, ast.If) and _returns(stmt):
+            after = list(statements[i + 1:]) + list(rest)
+            branch = ast.If(test=stmt.test, body=_until_return(stmt.body, after) or [ast.Pass()],
+                            orelse=_until_return(stmt.orelse, after))
+            ast.copy_location(branch, stmt)
+            return list(statements[:i]) + [branch]
+    return list(statements) + list(rest)
 
 
 def _flatten(value):
@@ -224,17 +242,10 @@ class CodeGenerator(ast.NodeVisitor):
     # ------------------------------------------------------------------
 
     def _visit_body(self, statements):
-        for i, stmt in enumerate(statements):
+        if any(isinstance(s, ast.If) and _returns(s) for s in statements):
+            statements = _until_return(statements)
+        for stmt in statements:
             self._set_location(stmt)
-            if _returns_early(stmt):
-                # `if c: ...; return` then the rest: the rest is the else
-                # branch, which an if on a runtime condition can build.
-                rest = statements[i + 1:]
-                branch = ast.If(test=stmt.test, body=stmt.body[:-1] or [ast.Pass()],
-                                orelse=stmt.orelse + rest)
-                ast.copy_location(branch, stmt)
-                self.visit(branch)
-                return
             self.visit(stmt)
 
     def visit(self, node):

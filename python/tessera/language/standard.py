@@ -11,7 +11,7 @@ import builtins
 import enum
 
 from .core import (CompilationError, _binary, _builder, _frontend_error, _state, _unwrap, float32,
-                   tensor, to_tensor)
+                   int1, tensor, to_tensor)
 
 
 def _call(method, *args):
@@ -372,8 +372,12 @@ def _reduce_builtin(kind, input, axis, keep_dims):
 
 def sum(input, axis=None, keep_dims=False, dtype=None):
     x = _t(input)
-    if _unwrap(dtype) is not None:
-        x = x.to(_unwrap(dtype))
+    dtype = _unwrap(dtype)
+    if dtype is not None:
+        x = x.to(dtype)
+        if dtype == int1:
+            # Sums of int1 wrap: the parity (booleans alone widen to int32).
+            return _reduce_builtin("xor_sum", x, axis, keep_dims)
     return _reduce_builtin("sum", x, axis, keep_dims)
 
 
