@@ -9,11 +9,12 @@ import tessera.language as tl
 
 
 def philox_reference(seed, counters, rounds=10):
-    """Philox4x32 in plain Python integers: the first output word."""
+    """Philox4x32 in plain Python integers: the first output word. A counter
+    gives the first word its low 32 bits, the second its high bits."""
     m0, m1, w0, w1 = 0xD2511F53, 0xCD9E8D57, 0x9E3779B9, 0xBB67AE85
     out = []
     for counter in counters:
-        c = [counter & 0xFFFFFFFF, 0, 0, 0]
+        c = [counter & 0xFFFFFFFF, (counter >> 32) & 0xFFFFFFFF, 0, 0]
         k0, k1 = seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF
         for _ in range(rounds):
             p0, p1 = m0 * c[0], m1 * c[2]
@@ -44,6 +45,48 @@ def test_random_streams(device, seed):
     again = np.zeros(n, np.float32)
     random_kernel[(1,)](ints, again, normal, seed, BLOCK=n)
     np.testing.assert_array_equal(again, uniform)  # same seed, same numbers
+
+
+def uniform_reference(ints):
+    """Triton's uint_to_uniform_float: the bits read as an int32, folded onto
+    the non-negative values, times the largest scale keeping them below 1."""
+    x = ints.view(np.int32).astype(np.int64)
+    x = np.where(x < 0, -x - 1, x)
+    return x.astype(np.float32) * np.float32(4.6566127342e-10)
+
+
+@tessera.jit
+def random_4x_kernel(uniform_ptr, normal_ptr, single_ptr, int_ptr, seed, base,
+                     BLOCK: tl.constexpr):
+    offs = base + tl.arange(0, BLOCK)
+    u = tl.rand4x(seed, offs)
+    n = tl.randn4x(seed, offs)
+    out = tl.arange(0, BLOCK)
+    for i in tl.static_range(4):
+        tl.store(uniform_ptr + i * BLOCK + out, u[i])
+        tl.store(normal_ptr + i * BLOCK + out, n[i])
+    tl.store(single_ptr + out, tl.rand(seed, offs))
+    tl.store(single_ptr + BLOCK + out, tl.randn(seed, offs))
+    tl.store(int_ptr + out, tl.randint(seed, offs))
+
+
+@pytest.mark.parametrize("base", [0, 2**31 + 5, 3 * 2**32 + 7])
+def test_uniform_floats_are_tritons(device, base):
+    """rand maps Philox's words to floats bit for bit as Triton does; rand4x
+    and randn4x give four streams whose first is rand's and randn's; 64-bit
+    offsets carry their high word into the counter."""
+    n, seed = 1024, 2**40 + 17
+    uniform, normal = np.zeros((4, n), np.float32), np.zeros((4, n), np.float32)
+    single, ints = np.zeros((2, n), np.float32), np.zeros(n, np.uint32)
+    random_4x_kernel[(1,)](uniform, normal, single, ints, seed, base, BLOCK=n)
+    np.testing.assert_array_equal(ints, philox_reference(seed, range(base, base + n)))
+    np.testing.assert_array_equal(single[0], uniform_reference(ints))
+    np.testing.assert_array_equal(uniform[0], single[0])
+    np.testing.assert_array_equal(normal[0], single[1])
+    assert 0.0 <= uniform.min() and uniform.max() < 1.0
+    assert abs(uniform.mean() - 0.5) < 0.02 and abs(normal.std() - 1.0) < 0.05
+    # Four different streams.
+    assert len({tuple(row[:8]) for row in uniform}) == 4
 
 
 @tessera.jit

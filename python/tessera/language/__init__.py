@@ -24,4 +24,5 @@ from .descriptor import (advance, block_pointer, load_tensor_descriptor,
 bool = int1
 
 # Random numbers are @jit functions; they need the rest of the language first.
-from .random import philox, rand, randint, randint4x, randn  # noqa: E402
+from .random import (pair_uniform_to_normal, philox, rand, rand4x, randint, randint4x,  # noqa: E402
+                     randn, randn4x, uint_to_uniform_float)

@@ -40,9 +40,16 @@ def philox(seed, c0, c1, c2, c3, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
 
 @jit
 def randint4x(seed, offset, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
-    """Four blocks of random uint32 for each offset (int32 or uint32)."""
-    zero = offset * 0
-    return philox(seed, offset, zero, zero, zero, n_rounds)
+    """Four blocks of random uint32 for each offset: its low 32 bits are the
+    counter's first word, its high bits (of a 64-bit offset) the second."""
+    offset = standard.to_tensor(offset)
+    low = offset.to(tl.uint32)
+    zero = low * 0
+    if tl.constexpr(offset.dtype.primitive_bitwidth > 32):
+        high = (offset >> 32).to(tl.uint32)
+    else:
+        high = zero
+    return philox(seed, low, high, zero, zero, n_rounds)
 
 
 @jit
@@ -54,8 +61,20 @@ def randint(seed, offset, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
 
 @jit
 def uint_to_uniform_float(x):
-    """A uint32 to a float32 in [0, 1): its top 24 bits as a fraction."""
-    return (x >> 8).to(tl.float32) * 5.9604644775390625e-08
+    """A random 32- or 64-bit integer to a float32 in [0, 1), as Triton maps
+    it (the same floats for the same bits): read as signed, folded onto the
+    non-negative values (x < 0 -> -x - 1) and scaled by the largest factor
+    that keeps the maximum below 1."""
+    if tl.constexpr(x.dtype.primitive_bitwidth == 32):
+        x = x.to(tl.int32, bitcast=True)
+        scale = 4.6566127342e-10
+    else:
+        standard.static_assert(x.dtype.primitive_bitwidth == 64,
+                               "uint_to_uniform_float takes 32- or 64-bit integers")
+        x = x.to(tl.int64, bitcast=True)
+        scale = 1.0842020432385337e-19
+    x = standard.where(x < 0, -x - 1, x)
+    return x * scale
 
 
 @jit
@@ -65,9 +84,34 @@ def rand(seed, offset, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
 
 
 @jit
+def rand4x(seed, offset, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
+    """Four uniform float32 in [0, 1) for each offset."""
+    i1, i2, i3, i4 = randint4x(seed, offset, n_rounds)
+    return (uint_to_uniform_float(i1), uint_to_uniform_float(i2), uint_to_uniform_float(i3),
+            uint_to_uniform_float(i4))
+
+
+@jit
+def pair_uniform_to_normal(u1, u2):
+    """Two independent standard normals from two uniforms (Box-Muller)."""
+    u1 = standard.maximum(1.0e-7, u1)
+    th = 6.283185307179586 * u2
+    r = standard.sqrt(-2.0 * standard.log(u1))
+    return r * standard.cos(th), r * standard.sin(th)
+
+
+@jit
 def randn(seed, offset, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
-    """Standard normal float32 for each offset (Box-Muller)."""
-    a, b, _, _ = randint4x(seed, offset, n_rounds)
-    u1 = standard.maximum(uint_to_uniform_float(a), 1.0e-7)
-    u2 = uint_to_uniform_float(b)
-    return standard.sqrt(-2.0 * standard.log(u1)) * standard.cos(6.283185307179586 * u2)
+    """Standard normal float32 for each offset."""
+    i1, i2, _, _ = randint4x(seed, offset, n_rounds)
+    n1, _ = pair_uniform_to_normal(uint_to_uniform_float(i1), uint_to_uniform_float(i2))
+    return n1
+
+
+@jit
+def randn4x(seed, offset, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
+    """Four standard normal float32 for each offset."""
+    u1, u2, u3, u4 = rand4x(seed, offset, n_rounds)
+    n1, n2 = pair_uniform_to_normal(u1, u2)
+    n3, n4 = pair_uniform_to_normal(u3, u4)
+    return n1, n2, n3, n4
