@@ -9,7 +9,7 @@ and `@tessera.heuristics` choose their meta-parameters, and
 from . import language, testing
 from .language.core import CompilationError
 from .runtime.autotuner import Autotuner, Config, Heuristics, autotune, heuristics
-from .runtime.jit import CompiledKernel, JITFunction, compile, jit
+from .runtime.jit import CompiledKernel, JITFunction, TensorWrapper, compile, jit, reinterpret
 
 __version__ = "0.1.0"
 
@@ -38,5 +38,5 @@ def next_power_of_2(n):
 
 
 __all__ = ["Autotuner", "CompilationError", "CompiledKernel", "Config", "Heuristics",
-           "JITFunction", "autotune", "cdiv", "compile", "heuristics", "jit", "language",
-           "next_power_of_2", "set_allocator", "testing"]
+           "JITFunction", "TensorWrapper", "autotune", "cdiv", "compile", "heuristics", "jit",
+           "language", "next_power_of_2", "reinterpret", "set_allocator", "testing"]

@@ -1,6 +1,7 @@
 """Specialisation and the cache of compiled kernels."""
 
 import numpy as np
+import pytest
 
 import tessera
 import tessera.language as tl
@@ -106,3 +107,48 @@ def test_helpers():
     assert tessera.next_power_of_2(1) == 1
     assert tessera.next_power_of_2(781) == 1024
     assert tessera.next_power_of_2(1024) == 1024
+
+
+@tessera.jit
+def template_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(out_ptr + tl.arange(0, N), GENERATE_TEST_HERE)  # noqa: F821
+
+
+def test_a_template_kernel_patched_by_its_source(device):
+    # Triton's test helpers make kernels from a template this way.
+    kernel = tessera.JITFunction(template_kernel.fn)
+    kernel._unsafe_update_src(kernel.src.replace("GENERATE_TEST_HERE", "x * 2"))
+    x, out = np.arange(8, dtype=np.float32), np.zeros(8, np.float32)
+    kernel[(1,)](x, out, N=8)
+    np.testing.assert_array_equal(out, x * 2)
+    # Patched again, the kernel compiled from the old text is not reused.
+    kernel._unsafe_update_src(kernel.src.replace("x * 2", "x + 10"))
+    kernel[(1,)](x, out, N=8)
+    np.testing.assert_array_equal(out, x + 10)
+
+
+def test_a_kernel_without_source_is_named():
+    scope = {}
+    with pytest.raises(TypeError, match="cannot read the source of made_by_exec"):
+        exec("import tessera\n@tessera.jit\ndef made_by_exec(x):\n    pass\n", scope)
+
+
+@tessera.jit
+def halve_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(out_ptr + tl.arange(0, N), (x >> 1).to(tl.int64))
+
+
+def test_reinterpret_gives_kernels_another_element_type(device):
+    x = np.array([-2, -1, 4, 7], np.int32)
+    out = np.zeros(4, np.int64)
+    unsigned = tessera.reinterpret(x, tl.uint32)
+    assert unsigned.dtype == tl.uint32 and unsigned.shape == x.shape
+    assert unsigned.data_ptr() == x.ctypes.data and unsigned.stride() == (1,)
+    halve_kernel[(1,)](unsigned, out, N=4)  # a logical shift
+    np.testing.assert_array_equal(out, x.view(np.uint32) >> 1)
+    halve_kernel[(1,)](x, out, N=4)  # an arithmetic one
+    np.testing.assert_array_equal(out, x >> 1)
+    with pytest.raises(TypeError, match="cannot reinterpret a str"):
+        tessera.reinterpret("x", tl.uint32)

@@ -77,8 +77,81 @@ class _Location:
         self.on_host, self.device = on_host, device
 
 
+class TensorWrapper:
+    """A tensor (torch's, or a numpy array) that kernels see as elements of
+    another type, `dtype` (a tessera.language dtype): unsigned or float8
+    views of what torch stores as signed or 8-bit integers. Made by
+    `reinterpret`; it forwards what code reads of a tensor to `base`."""
+
+    def __init__(self, base, dtype):
+        self.base = base
+        self.dtype = dtype
+        self.shape = base.shape
+        self.device = getattr(base, "device", "cpu")
+
+    def data_ptr(self):
+        if hasattr(self.base, "data_ptr"):
+            return self.base.data_ptr()
+        return self.base.__array_interface__["data"][0]
+
+    def stride(self, *args):
+        if hasattr(self.base, "stride"):
+            return self.base.stride(*args)
+        strides = tuple(s // self.base.itemsize for s in self.base.strides)
+        return strides[args[0]] if args else strides
+
+    def element_size(self):
+        return self.base.element_size() if hasattr(self.base, "element_size") \
+            else self.base.itemsize
+
+    def numel(self):
+        return self.base.numel() if hasattr(self.base, "numel") else self.base.size
+
+    def dim(self):
+        return len(self.shape)
+
+    def __str__(self):
+        return f"TensorWrapper[{self.dtype}]({self.base})"
+
+    def _like(self, base):
+        return TensorWrapper(base, self.dtype)
+
+    def copy_(self, other):
+        self.base.copy_(other.base if isinstance(other, TensorWrapper) else other)
+        return self
+
+    def clone(self):
+        return self._like(self.base.clone())
+
+    def cpu(self):
+        return self._like(self.base.cpu())
+
+    def to(self, device):
+        return self._like(self.base.to(device))
+
+    def new_empty(self, sizes):
+        return self._like(self.base.new_empty(sizes))
+
+
+def reinterpret(tensor, dtype):
+    """`tensor` seen by kernels as elements of `dtype` (triton.reinterpret);
+    a wrapper reinterpreted as its base's own dtype is the base again."""
+    if isinstance(tensor, TensorWrapper):
+        if dtype == tensor.base.dtype:
+            return tensor.base
+        return TensorWrapper(tensor.base, dtype)
+    if hasattr(tensor, "data_ptr") or hasattr(tensor, "__array_interface__"):
+        return TensorWrapper(tensor, dtype)
+    raise TypeError(f"cannot reinterpret a {type(tensor).__name__}")
+
+
 def _as_pointer(value):
     """A pointer for an array-like argument, or None for other values."""
+    if isinstance(value, TensorWrapper):
+        pointer = _as_pointer(value.base)
+        if pointer is not None:
+            pointer.dtype = getattr(value.dtype, "name", str(value.dtype))
+        return pointer
     if hasattr(value, "data_ptr") and hasattr(value, "element_size"):  # torch
         dtype = _TORCH_DTYPES.get(str(value.dtype))
         if dtype is None:
@@ -261,7 +334,12 @@ class JITFunction:
         self.debug = debug
         self.globals = fn.__globals__
         self.filename = inspect.getsourcefile(fn) or "<unknown>"
-        lines, self.first_line = inspect.getsourcelines(fn)
+        try:
+            lines, self.first_line = inspect.getsourcelines(fn)
+        except (OSError, TypeError) as e:
+            raise TypeError(f"@jit cannot read the source of {fn.__name__} ({e}): kernels are "
+                            "compiled from their source, so define them in a file or a "
+                            "notebook cell") from None
         # Columns in the AST of the dedented source are off by the indent.
         self.indent = len(lines[0]) - len(lines[0].lstrip())
         self.src = textwrap.dedent("".join(lines))
@@ -290,6 +368,13 @@ class JITFunction:
     @property
     def cache_key(self):
         return hashlib.sha256(self.src.encode()).hexdigest()
+
+    def _unsafe_update_src(self, new_src):
+        """Replaces the kernel's source text (as Triton's test helpers patch
+        a template kernel); kernels compiled from the old text are not
+        reused, and the signature must stay the same."""
+        self.src = textwrap.dedent(new_src)
+        self._tree = None
 
     def parse(self):
         # Line 1 of the tree is first_line of the file (the decorator's).
