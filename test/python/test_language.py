@@ -506,6 +506,23 @@ def test_return_from_nested_ifs(device, flag, expected):
     np.testing.assert_array_equal(out, expected)
 
 
+def test_type_strings_and_dtype_facts():
+    assert tl.str_to_ty("fp16") == tl.float16 and tl.str_to_ty("u1") == tl.int1
+    assert tl.str_to_ty("*bf16") == tl.pointer_type(tl.bfloat16)
+    assert tl.str_to_ty("float32") == tl.float32
+    with pytest.raises(TypeError, match="unknown type string 'fp7'"):
+        tl.str_to_ty("fp7")
+    from tessera.runtime.jit import type_canonicalisation_dict as canonical
+    for name in ("bool", "float16", "bfloat16", "int32", "uint8", "float8_e4m3fn"):
+        assert tl.str_to_ty(canonical[name]) is not None
+    assert (tl.float16.fp_mantissa_width, tl.bfloat16.fp_mantissa_width,
+            tl.float32.fp_mantissa_width) == (10, 7, 23)
+    with pytest.raises(TypeError, match="not a floating-point type"):
+        tl.int32.fp_mantissa_width
+    assert "int8" in tl.dtype.SINT_TYPES and "uint32" in tl.dtype.UINT_TYPES
+    assert "bf16" in tl.dtype.STANDARD_FP_TYPES and "fp8e5" in tl.dtype.FP_TYPES
+
+
 @tessera.jit
 def descending_kernel(x_ptr, start, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)

@@ -1,5 +1,6 @@
 """torch CPU tensors as kernel arguments, where torch is installed."""
 
+import numpy as np
 import pytest
 
 import tessera
@@ -39,3 +40,30 @@ def test_torch_slices_are_bounds_checked(device):
     # past the storage is an error.
     with pytest.raises(RuntimeError, match="out-of-bounds access"):
         axpy_kernel[(4,)](base, base, base, 1.0, 128, BLOCK=32)
+
+
+@tessera.jit
+def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+@pytest.mark.parametrize("dtype", ["uint16", "uint32", "int8", "float16", "bfloat16"])
+def test_the_helpers_tritons_tests_import(device, dtype):
+    """tessera._internal_testing (triton._internal_testing's names): random
+    inputs, to torch and back, unsigned ones reinterpreted."""
+    helpers = pytest.importorskip("tessera._internal_testing")
+    where = "cuda" if device == "cuda" else "cpu"
+    x = helpers.numpy_random((100,), dtype, rs=helpers.RandomState(3))
+    assert x.dtype.name == ("float32" if dtype == "bfloat16" else dtype) and (x != 0).all()
+    x_tensor = helpers.to_triton(x, device=where, dst_type=dtype)
+    out = helpers.to_triton(np.zeros_like(x), device=where, dst_type=dtype)
+    if dtype.startswith("uint"):
+        assert isinstance(x_tensor, tessera.TensorWrapper) and x_tensor.dtype == getattr(tl, dtype)
+    copy_kernel[(1,)](x_tensor, out, 100, BLOCK=128)
+    np.testing.assert_array_equal(helpers.to_numpy(out), helpers.to_numpy(x_tensor))
+    np.testing.assert_array_equal(helpers.to_numpy(x_tensor), x)
+    assert helpers.torch_dtype_name(torch.int64) == "int64"
+    assert helpers.str_to_triton_dtype("bfloat16") == tl.bfloat16
+    assert helpers.is_interpreter() or helpers.is_cuda() or helpers.is_hip() or \
+        helpers.get_current_target().backend == "cpu"

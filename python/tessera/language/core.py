@@ -109,6 +109,22 @@ class dtype:
     def scalar(self):
         return self
 
+    @property
+    def fp_mantissa_width(self):
+        """The explicit mantissa bits of a floating-point type."""
+        widths = {"float8e4nv": 3, "float8e5": 2, "float16": 10, "bfloat16": 7,
+                  "float32": 23, "float64": 52}
+        if self.name not in widths:
+            raise TypeError(f"{self.name} is not a floating-point type")
+        return widths[self.name]
+
+    # Triton's short names of the element types, by kind.
+    SINT_TYPES = ("int8", "int16", "int32", "int64")
+    UINT_TYPES = ("int1", "uint8", "uint16", "uint32", "uint64")
+    FP_TYPES = ("fp8e4nv", "fp8e5", "fp16", "bf16", "fp32", "fp64")
+    STANDARD_FP_TYPES = ("fp16", "bf16", "fp32", "fp64")
+    OTHER_TYPES = ("void",)
+
 
 class pointer_type(dtype):
     def __init__(self, element_ty, address_space=1):
@@ -143,6 +159,28 @@ float8e5 = dtype("float8e5")
 float8_e4m3 = float8e4nv
 float8_e5m2 = float8e5
 void = dtype("void")
+
+# Triton's type strings ("i32", "fp16", "*bf16") and the names of dtype.
+_SHORT_TYPES = {"i1": int1, "u1": int1, "i8": int8, "i16": int16, "i32": int32, "i64": int64,
+                "u8": uint8, "u16": uint16, "u32": uint32, "u64": uint64, "fp16": float16,
+                "bf16": bfloat16, "fp32": float32, "fp64": float64, "fp8e4nv": float8e4nv,
+                "fp8e5": float8e5, "void": void}
+
+
+def str_to_ty(name, c=None):
+    """The dtype a Triton type string names: "fp16", "i32", "u8", "*fp32" (a
+    pointer), or a dtype's own name ("float16")."""
+    name = _unwrap(name)
+    if name.startswith("*"):
+        return pointer_type(str_to_ty(name[1:]))
+    if name.startswith("const "):
+        return str_to_ty(name[len("const "):])
+    ty = _SHORT_TYPES.get(name)
+    if ty is None:
+        ty = next((t for t in _SHORT_TYPES.values() if t.name == name), None)
+    if ty is None:
+        raise TypeError(f"unknown type string '{name}'")
+    return ty
 
 _DTYPES = {d.name: d for d in (int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
                                 float16, bfloat16, float32, float64, float8e4nv, float8e5)}
