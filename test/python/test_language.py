@@ -506,6 +506,30 @@ def test_return_from_nested_ifs(device, flag, expected):
     np.testing.assert_array_equal(out, expected)
 
 
+@tessera.jit
+def flip_kernel(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr, DIM: tl.constexpr):
+    offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + offs)
+    tl.assume(M > 0)
+    if DIM == 0:
+        y = tl.flip(x, 0)
+    elif DIM == 1:
+        y = x.flip()  # the last dimension
+    else:
+        y = tl.cast(tl.flip(x, -1), tl.float32).abs().cast(tl.int32)
+    tl.store(out_ptr + offs, y)
+
+
+@pytest.mark.parametrize("M,N", [(4, 8), (1, 16), (8, 1), (2, 2)])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_flip(device, M, N, dim):
+    x = (np.arange(M * N, dtype=np.int32) - 5).reshape(M, N)
+    out = np.zeros_like(x)
+    flip_kernel[(1,)](x, out, M=M, N=N, DIM=dim)
+    expected = np.flip(x, dim)
+    np.testing.assert_array_equal(out, np.abs(expected) if dim == -1 else expected)
+
+
 def test_type_strings_and_dtype_facts():
     assert tl.str_to_ty("fp16") == tl.float16 and tl.str_to_ty("u1") == tl.int1
     assert tl.str_to_ty("*bf16") == tl.pointer_type(tl.bfloat16)

@@ -4,18 +4,16 @@ from . import math
 from .core import (CompilationError, bfloat16, constexpr, dtype, float8_e4m3, float8_e5m2,
                    float8e4nv, float8e5, float16, float32, float64, int1, int8, int16, int32, int64,
                    pointer_type, str_to_ty, tensor, uint8, uint16, uint32, uint64, void)
-from .standard import (abs, arange, argmax, argmin, associative_scan, atomic_add, atomic_and,
-                       atomic_cas, atomic_max, atomic_min, atomic_or, atomic_xchg, atomic_xor,
-                       broadcast, broadcast_to, cat, cdiv, ceil, clamp, cos, cumprod, cumsum,
-                       debug_barrier, device_assert, device_print, div_rn, dot, erf, exp, exp2,
-                       expand_dims, fdiv, floor, fma, full, full_like, interleave, join, load, log,
-                       log2,
-                       max, max_constancy, max_contiguous, maximum, min, minimum, multiple_of,
-                       num_programs, permute, program_id, PropagateNan, range, ravel, reduce, reshape, rsqrt,
-                       sigmoid, sin, softmax, split, sqrt, sqrt_rn, static_assert, static_print,
-                       static_range, store, sum, swizzle2d, trans, umulhi, view, where, xor_sum,
-                       zeros,
-                       zeros_like)
+from .standard import (abs, arange, argmax, argmin, associative_scan, assume, atomic_add,
+                       atomic_and, atomic_cas, atomic_max, atomic_min, atomic_or, atomic_xchg,
+                       atomic_xor, broadcast, broadcast_to, cast, cat, cdiv, ceil, clamp, cos,
+                       cumprod, cumsum, debug_barrier, device_assert, device_print, div_rn, dot,
+                       erf, exp, exp2, expand_dims, fdiv, flip, floor, fma, full, full_like,
+                       interleave, join, load, log, log2, max, max_constancy, max_contiguous,
+                       maximum, min, minimum, multiple_of, num_programs, permute, program_id,
+                       PropagateNan, range, ravel, reduce, reshape, rsqrt, sigmoid, sin, softmax,
+                       split, sqrt, sqrt_rn, static_assert, static_print, static_range, store, sum,
+                       swizzle2d, trans, umulhi, view, where, xor_sum, zeros, zeros_like)
 
 from .descriptor import (advance, block_pointer, load_tensor_descriptor,
                          make_block_ptr, make_tensor_descriptor, store_tensor_descriptor,

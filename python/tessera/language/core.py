@@ -415,6 +415,15 @@ class tensor:
     def split(self):
         return _std.split(self)
 
+    def flip(self, dim=None):
+        return _std.flip(self, dim)
+
+    def abs(self):
+        return _std.abs(self)
+
+    def cast(self, dtype, fp_downcast_rounding=None, bitcast=False):
+        return self.to(dtype, fp_downcast_rounding=fp_downcast_rounding, bitcast=bitcast)
+
     # Reductions as methods.
     def sum(self, axis=None, keep_dims=False):
         return _std.sum(self, axis, keep_dims=keep_dims)

@@ -185,9 +185,36 @@ def split(a):
     return tensor(lo), tensor(hi)
 
 
+def flip(x, dim=None):
+    """x reversed along `dim` (the last by default): the bits of its index
+    there, each a dimension of 2, have their halves swapped."""
+    x = _t(x)
+    shape = [d.value for d in x.shape]
+    dim = len(shape) - 1 if _unwrap(dim) is None else _unwrap(dim) % len(shape)
+    bits = shape[dim].bit_length() - 1  # lengths are powers of two
+    y = reshape(x, shape[:dim] + [2] * bits + shape[dim + 1:])
+    rank = len(shape) - 1 + bits
+    for axis in builtins.range(dim, dim + bits):
+        order = [d for d in builtins.range(rank) if d != axis] + [axis]
+        lo, hi = split(permute(y, *order))
+        y = permute(join(hi, lo), *[order.index(d) for d in builtins.range(rank)])
+    return reshape(y, shape)
+
+
 # ----------------------------------------------------------------------------
 # Elementwise
 # ----------------------------------------------------------------------------
+
+def cast(input, dtype, fp_downcast_rounding=None, bitcast=False):
+    """input.to(dtype, ...)."""
+    return _t(input).to(dtype, fp_downcast_rounding=fp_downcast_rounding, bitcast=bitcast)
+
+
+def assume(condition):
+    """A promise that `condition` holds, which the compiler may use; it is
+    checked nowhere (Triton's tl.assume)."""
+    return None
+
 
 def where(condition, x, y):
     from .core import _is_scalar_literal
