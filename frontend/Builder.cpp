@@ -16,6 +16,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -685,6 +686,13 @@ Handle frontend::Builder::binary(const std::string &op, const Handle &a,
   return s.handle(r, type);
 }
 
+namespace {
+template <typename Op>
+Value makeUnary(OpBuilder &b, Location loc, Value x) {
+  return Op::create(b, loc, x);
+}
+} // namespace
+
 Handle frontend::Builder::unary(const std::string &op, const Handle &a) {
   Impl &s = *impl;
   OpBuilder &ob = s.builder;
@@ -731,37 +739,62 @@ Handle frontend::Builder::unary(const std::string &op, const Handle &a) {
   bool narrow = ft.bits() < 32;
   DType wide = narrow ? DType::floating("fp32") : ft;
   Value w = s.castValue(v, ft, wide);
+  // The functions as written (sqrt_rn rounded as IEEE 754 says).
+  static const llvm::StringMap<Value (*)(OpBuilder &, Location, Value)> plain =
+      {{"exp", makeUnary<math::ExpOp>}, {"exp2", makeUnary<math::Exp2Op>},
+       {"expm1", makeUnary<math::ExpM1Op>}, {"log", makeUnary<math::LogOp>},
+       {"log2", makeUnary<math::Log2Op>}, {"log10", makeUnary<math::Log10Op>},
+       {"log1p", makeUnary<math::Log1pOp>}, {"tan", makeUnary<math::TanOp>},
+       {"asin", makeUnary<math::AsinOp>}, {"acos", makeUnary<math::AcosOp>},
+       {"atan", makeUnary<math::AtanOp>}, {"sinh", makeUnary<math::SinhOp>},
+       {"cosh", makeUnary<math::CoshOp>}, {"tanh", makeUnary<math::TanhOp>},
+       {"asinh", makeUnary<math::AsinhOp>},
+       {"acosh", makeUnary<math::AcoshOp>},
+       {"atanh", makeUnary<math::AtanhOp>}, {"erfc", makeUnary<math::ErfcOp>},
+       {"cbrt", makeUnary<math::CbrtOp>}, {"trunc", makeUnary<math::TruncOp>},
+       {"rint", makeUnary<math::RoundEvenOp>},
+       {"rsqrt", makeUnary<math::RsqrtOp>}, {"sin", makeUnary<math::SinOp>},
+       {"cos", makeUnary<math::CosOp>}, {"erf", makeUnary<math::ErfOp>},
+       {"floor", makeUnary<math::FloorOp>}, {"ceil", makeUnary<math::CeilOp>},
+       {"sqrt_rn", makeUnary<math::SqrtOp>},
+       {"round", makeUnary<math::RoundOp>}};
   Value r;
-  if (op == "exp")
-    r = math::ExpOp::create(ob, loc, w);
-  else if (op == "exp2")
-    r = math::Exp2Op::create(ob, loc, w);
-  else if (op == "log")
-    r = math::LogOp::create(ob, loc, w);
-  else if (op == "log2")
-    r = math::Log2Op::create(ob, loc, w);
+  if (auto make = plain.find(op); make != plain.end())
+    r = make->second(ob, loc, w);
   else if (op == "sqrt") // fp32: approximate, as Triton's on GPUs
     r = math::SqrtOp::create(ob, loc, w,
                              wide == DType::floating("fp32")
                                  ? arith::FastMathFlags::afn
                                  : arith::FastMathFlags::none);
-  else if (op == "sqrt_rn") // rounded as IEEE 754 says
-    r = math::SqrtOp::create(ob, loc, w);
-  else if (op == "rsqrt")
-    r = math::RsqrtOp::create(ob, loc, w);
-  else if (op == "sin")
-    r = math::SinOp::create(ob, loc, w);
-  else if (op == "cos")
-    r = math::CosOp::create(ob, loc, w);
-  else if (op == "erf")
-    r = math::ErfOp::create(ob, loc, w);
-  else if (op == "floor")
-    r = math::FloorOp::create(ob, loc, w);
-  else if (op == "ceil")
-    r = math::CeilOp::create(ob, loc, w);
   else
     fail("unknown math function '" + op + "'");
   return s.handle(s.castValue(r, wide, ft), ft);
+}
+
+Handle frontend::Builder::mathBinary(const std::string &op, const Handle &a,
+                                     const Handle &b) {
+  Impl &s = *impl;
+  auto [x, y] = broadcastPair(a, b);
+  DType tx = s.dtypeOf(x.dtype), ty = s.dtypeOf(y.dtype);
+  if (tx.isPointer() || ty.isPointer())
+    fail("cannot apply '" + op + "' to a pointer");
+  // Integers are computed in fp32, fp16 and bf16 in fp32 and rounded back.
+  DType t = tx.isFloat() ? tx : DType::floating("fp32");
+  if (ty.isFloat() && ty.bits() > t.bits())
+    t = ty;
+  DType wide = t.bits() < 32 ? DType::floating("fp32") : t;
+  Value vx = s.castValue(s.valueOf(x), tx, wide);
+  Value vy = s.castValue(s.valueOf(y), ty, wide);
+  Value r;
+  if (op == "pow")
+    r = math::PowFOp::create(s.builder, s.loc, vx, vy);
+  else if (op == "atan2")
+    r = math::Atan2Op::create(s.builder, s.loc, vx, vy);
+  else if (op == "fmod")
+    r = arith::RemFOp::create(s.builder, s.loc, vx, vy);
+  else
+    fail("unknown math function '" + op + "'");
+  return s.handle(s.castValue(r, wide, t), t);
 }
 
 Handle frontend::Builder::fma(const Handle &a, const Handle &b,

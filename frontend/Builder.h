@@ -87,9 +87,13 @@ public:
   // Python literals.
   Handle binary(const std::string &op, const Handle &a, const Handle &b,
                 bool weakA = false, bool weakB = false);
-  /// `op` is neg, invert, not, abs, exp, exp2, log, log2, sqrt, rsqrt, sin,
-  /// cos, erf, floor, ceil.
+  /// `op` is neg, invert, not, abs, exp, exp2, expm1, log, log2, log10,
+  /// log1p, sqrt, sqrt_rn, rsqrt, sin, cos, tan, asin, acos, atan, sinh,
+  /// cosh, tanh, asinh, acosh, atanh, erf, erfc, cbrt, floor, ceil, trunc,
+  /// rint.
   Handle unary(const std::string &op, const Handle &a);
+  /// pow, atan2 or fmod of floats (integers computed in fp32).
+  Handle mathBinary(const std::string &op, const Handle &a, const Handle &b);
   Handle fma(const Handle &a, const Handle &b, const Handle &c);
   /// The high half of the full product of two integers (unsigned for
   /// unsigned dtypes), as `tl.umulhi`.

@@ -118,7 +118,8 @@ mlir::LogicalResult checkMath(mlir::ModuleOp module) {
     bool native =
         llvm::isa<mlir::math::SqrtOp, mlir::math::AbsFOp, mlir::math::FloorOp,
                   mlir::math::CeilOp, mlir::math::FmaOp, mlir::math::TruncOp,
-                  mlir::math::RoundEvenOp, mlir::math::CopySignOp>(op);
+                  mlir::math::RoundEvenOp, mlir::math::RoundOp,
+                  mlir::math::CopySignOp>(op);
     if (!element.isF64() || native)
       return mlir::WalkResult::advance();
     op->emitError("cannot lower '")

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
@@ -97,11 +98,55 @@ void AmdTargetInfo::assertFail(OpBuilder &b, Location loc, StringRef, StringRef,
   LLVM::Trap::create(b, loc);
 }
 
+namespace {
+/// sinh, cosh and tan from exp, sin and cos: LLVM's intrinsics for them
+/// have no AMDGPU lowering (preferred to math-to-llvm's patterns).
+template <typename Op>
+struct ExpandForAmd : public OpRewritePattern<Op> {
+  ExpandForAmd(MLIRContext *context) : OpRewritePattern<Op>(context, 2) {}
+  LogicalResult matchAndRewrite(Op op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = op.getOperand();
+    if constexpr (std::is_same_v<Op, math::TanOp>) {
+      rewriter.replaceOpWithNewOp<arith::DivFOp>(
+          op, math::SinOp::create(rewriter, loc, x),
+          math::CosOp::create(rewriter, loc, x));
+    } else {
+      Value up = math::ExpOp::create(rewriter, loc, x);
+      Value down = math::ExpOp::create(
+          rewriter, loc, arith::NegFOp::create(rewriter, loc, x));
+      Value sum = std::is_same_v<Op, math::SinhOp>
+                      ? Value(arith::SubFOp::create(rewriter, loc, up, down))
+                      : Value(arith::AddFOp::create(rewriter, loc, up, down));
+      Value half = arith::ConstantOp::create(
+          rewriter, loc, rewriter.getFloatAttr(x.getType(), 0.5));
+      rewriter.replaceOpWithNewOp<arith::MulFOp>(op, sum, half);
+    }
+    return success();
+  }
+};
+} // namespace
+
 void AmdTargetInfo::populateMathPatterns(LLVMTypeConverter &,
                                          RewritePatternSet &patterns) const {
-  // LLVM's math intrinsics (math-to-llvm) lower on AMDGPU; erf, which has
-  // none, is a polynomial (f32).
+  // LLVM's math intrinsics (math-to-llvm) lower on AMDGPU. The functions
+  // without one are written with those that have (the hyperbolic ones,
+  // tan, pow) or as polynomials (f32; f64 ones have no lowering).
   populatePolynomialApproximateErfPattern(patterns);
+  patterns.add<ExpandForAmd<math::SinhOp>, ExpandForAmd<math::CoshOp>,
+               ExpandForAmd<math::TanOp>>(patterns.getContext());
+  math::populateExpansionPatterns(patterns,
+                                  {"asinh", "acosh", "atanh", "powf", "round"});
+  populateMathPolynomialApproximationPatterns(
+      patterns,
+      [](StringRef name) {
+        name.consume_front("math.");
+        return llvm::is_contained({"atan", "atan2", "asin", "acos", "cbrt",
+                                   "tanh", "log1p", "expm1", "erfc"},
+                                  name);
+      },
+      /*benefit=*/2);
 }
 
 void AmdTargetInfo::markKernel(LLVM::LLVMFuncOp func,

@@ -257,6 +257,7 @@ PYBIND11_MODULE(_tessera, m) {
       .def("binary", &Builder::binary, py::arg("op"), py::arg("a"),
            py::arg("b"), py::arg("weak_a") = false, py::arg("weak_b") = false)
       .def("unary", &Builder::unary)
+      .def("math_binary", &Builder::mathBinary)
       .def("fma", &Builder::fma)
       .def("mulhi", &Builder::mulhi)
       .def("cast", &Builder::cast)

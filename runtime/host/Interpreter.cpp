@@ -1247,7 +1247,10 @@ private:
               math::SqrtOp, math::RsqrtOp, math::SinOp, math::CosOp,
               math::ErfOp, math::FloorOp, math::CeilOp, math::AbsFOp,
               math::TanhOp, math::TruncOp, math::RoundEvenOp, math::Log1pOp,
-              math::ExpM1Op, math::TanOp, math::AtanOp>([&](Operation *) {
+              math::ExpM1Op, math::TanOp, math::AtanOp, math::AsinOp,
+              math::AcosOp, math::SinhOp, math::CoshOp, math::AsinhOp,
+              math::AcoshOp, math::AtanhOp, math::ErfcOp, math::Log10Op,
+              math::CbrtOp, math::RoundOp>([&](Operation *) {
           std::function<double(double)> fn =
               TypeSwitch<Operation *, std::function<double(double)>>(op)
                   .Case([](math::ExpOp) {
@@ -1306,12 +1309,49 @@ private:
                   })
                   .Case([](math::AtanOp) {
                     return [](double x) { return std::atan(x); };
+                  })
+                  .Case([](math::AsinOp) {
+                    return [](double x) { return std::asin(x); };
+                  })
+                  .Case([](math::AcosOp) {
+                    return [](double x) { return std::acos(x); };
+                  })
+                  .Case([](math::SinhOp) {
+                    return [](double x) { return std::sinh(x); };
+                  })
+                  .Case([](math::CoshOp) {
+                    return [](double x) { return std::cosh(x); };
+                  })
+                  .Case([](math::AsinhOp) {
+                    return [](double x) { return std::asinh(x); };
+                  })
+                  .Case([](math::AcoshOp) {
+                    return [](double x) { return std::acosh(x); };
+                  })
+                  .Case([](math::AtanhOp) {
+                    return [](double x) { return std::atanh(x); };
+                  })
+                  .Case([](math::ErfcOp) {
+                    return [](double x) { return std::erfc(x); };
+                  })
+                  .Case([](math::Log10Op) {
+                    return [](double x) { return std::log10(x); };
+                  })
+                  .Case([](math::CbrtOp) {
+                    return [](double x) { return std::cbrt(x); };
+                  })
+                  .Case([](math::RoundOp) {
+                    return [](double x) { return std::round(x); };
                   });
           floatUnary(op, fn);
           return done();
         })
         .Case([&](math::PowFOp) {
           floatBinary(op, [](double a, double b) { return std::pow(a, b); });
+          return done();
+        })
+        .Case([&](math::Atan2Op) {
+          floatBinary(op, [](double a, double b) { return std::atan2(a, b); });
           return done();
         })
         // Comparisons and selection.

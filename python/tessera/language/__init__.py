@@ -24,3 +24,4 @@ bool = int1
 # Random numbers are @jit functions; they need the rest of the language first.
 from .random import (pair_uniform_to_normal, philox, rand, rand4x, randint, randint4x,  # noqa: E402
                      randn, randn4x, uint_to_uniform_float)
+from . import extra  # noqa: E402

@@ -262,6 +262,13 @@ def _math(name):
     return fn
 
 
+def _math2(name):
+    def fn(x, y):
+        return tensor(_call("math_binary", name, _t(x).handle, _t(y).handle))
+    fn.__name__ = name
+    return fn
+
+
 exp = _math("exp")
 exp2 = _math("exp2")
 log = _math("log")

@@ -585,6 +585,9 @@ class JITFunction:
         the kernel (Triton's tutorial 02 has `num_stages`) is both."""
         kwargs = dict(kwargs)
         kwargs.pop("num_ctas", 1)
+        # Triton's path to libdevice: the backend links the device library
+        # it finds itself (TESSERA_LIBDEVICE, else the CUDA toolkit's).
+        kwargs.pop("extern_libs", None)
         options = {name: kwargs.pop(name, default) for name, default in self._OPTIONS
                    if name not in self.arg_names}
         arguments = self._bind(args, kwargs)
