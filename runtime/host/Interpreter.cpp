@@ -1359,8 +1359,10 @@ private:
           unsigned bits = bitWidth(c.getLhs().getType());
           auto pred = c.getPredicate();
           intBinary(op, [&](int64_t a, int64_t b) -> int64_t {
-            return arith::applyCmpPredicate(pred, APInt(bits, a, true),
-                                            APInt(bits, b, true));
+            // Booleans are held as 0 and 1: only the low bits count.
+            return arith::applyCmpPredicate(
+                pred, APInt(bits, a, /*isSigned=*/true, /*implicitTrunc=*/true),
+                APInt(bits, b, /*isSigned=*/true, /*implicitTrunc=*/true));
           });
           return done();
         })

@@ -530,6 +530,46 @@ def test_flip(device, M, N, dim):
     np.testing.assert_array_equal(out, np.abs(expected) if dim == -1 else expected)
 
 
+@tessera.jit
+def bool_compare_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    a, b = x > 1, x < 3
+    tl.store(out_ptr + tl.arange(0, N), (a != b).to(tl.int32) * 2 + (a == b).to(tl.int32))
+
+
+def test_booleans_compare(device):
+    x = np.array([3, 1, 2, 0], np.int32)
+    out = np.zeros_like(x)
+    bool_compare_kernel[(1,)](x, out, N=4)
+    a, b = x > 1, x < 3
+    np.testing.assert_array_equal(out, (a != b) * 2 + (a == b))
+
+
+@tessera.jit
+def sort_kernel(x_ptr, out_ptr, top_ptr, M: tl.constexpr, N: tl.constexpr, DIM: tl.constexpr,
+                DESCENDING: tl.constexpr, K: tl.constexpr):
+    offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, tl.sort(x, DIM, descending=DESCENDING))
+    top = tl.topk(x, K, dim=1)
+    tl.store(top_ptr + tl.arange(0, M)[:, None] * K + tl.arange(0, K)[None, :], top)
+
+
+@pytest.mark.parametrize("M,N,K", [(4, 16, 4), (1, 64, 64), (8, 2, 1), (2, 1, 1)])
+@pytest.mark.parametrize("dim", [0, 1])
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("dtype", ["float32", "int32", "uint8"])
+def test_sort_and_topk(device, rng, M, N, K, dim, descending, dtype):
+    x = (rng.integers(0, 200, (M, N)) if dtype != "float32"
+         else rng.standard_normal((M, N))).astype(dtype)
+    out, top = np.zeros_like(x), np.zeros((M, K), dtype)
+    sort_kernel[(1,)](x, out, top, M=M, N=N, DIM=dim, DESCENDING=descending, K=K)
+    expected = np.sort(x, axis=dim)
+    np.testing.assert_array_equal(out, np.flip(expected, dim) if descending else expected)
+    np.testing.assert_array_equal(top, -np.sort(-x.astype(np.int64 if dtype != "float32"
+                                                             else np.float64), axis=1)[:, :K])
+
+
 def test_type_strings_and_dtype_facts():
     assert tl.str_to_ty("fp16") == tl.float16 and tl.str_to_ty("u1") == tl.int1
     assert tl.str_to_ty("*bf16") == tl.pointer_type(tl.bfloat16)

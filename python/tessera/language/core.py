@@ -418,6 +418,9 @@ class tensor:
     def flip(self, dim=None):
         return _std.flip(self, dim)
 
+    def sort(self, dim=None, descending=False):
+        return _std.sort(self, dim, descending)
+
     def abs(self):
         return _std.abs(self)
 

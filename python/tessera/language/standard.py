@@ -205,6 +205,72 @@ def flip(x, dim=None):
 # Elementwise
 # ----------------------------------------------------------------------------
 
+def _to_last(x, dim):
+    """x with dimension `dim` (None: the last) moved last, and the order
+    that moves it back."""
+    rank = len(x.shape)
+    dim = rank - 1 if _unwrap(dim) is None else _unwrap(dim) % rank
+    order = [d for d in builtins.range(rank) if d != dim] + [dim]
+    back = [order.index(d) for d in builtins.range(rank)]
+    return (x if dim == rank - 1 else permute(x, *order)), back
+
+
+def _pairs(y, stride):
+    """The elements of y's last dimension `stride` apart in blocks of
+    2 * stride: (first, second), each [..., n / (2 * stride), stride]."""
+    shape = [d.value for d in y.shape]
+    n = shape[-1]
+    pairs = reshape(y, shape[:-1] + [n // (2 * stride), 2, stride])
+    rank = len(shape) + 2
+    return split(permute(pairs, *builtins.range(rank - 2), rank - 1, rank - 2))
+
+
+def _unpair(first, second):
+    joined = join(first, second)  # [..., blocks, stride, 2]
+    shape = [d.value for d in joined.shape]
+    rank = len(shape)
+    unpaired = permute(joined, *builtins.range(rank - 3), rank - 3, rank - 1, rank - 2)
+    return reshape(unpaired, shape[:-3] + [shape[-3] * shape[-2] * 2])
+
+
+def sort(x, dim=None, descending=False):
+    """x sorted along `dim` (the last by default) by a bitonic network: each
+    step swaps the pairs of elements its stride apart that are out of the
+    order their block goes in (values move, none is made or lost)."""
+    y, back = _to_last(_t(x), dim)
+    n = y.shape[-1].value
+    descending = builtins.bool(_unwrap(descending))
+    size = 2
+    while size <= n:
+        stride = size // 2
+        while stride >= 1:
+            first, second = _pairs(y, stride)
+            blocks = n // (2 * stride)
+            # Blocks of `size` elements go down where that bit of the index is
+            # set (none in the last merge), all reversed for descending.
+            down = ((arange(0, blocks) * (2 * stride)) & size) != 0
+            if descending:
+                down = down == 0
+            swap = (first > second) != expand_dims(down, 1)
+            y = _unpair(where(swap, second, first), where(swap, first, second))
+            stride //= 2
+        size *= 2
+    rank = len(y.shape)
+    return y if back == list(builtins.range(rank)) else permute(y, *back)
+
+
+def topk(x, k, dim=None):
+    """The k largest elements of x along `dim` (the last by default), in
+    descending order."""
+    y, back = _to_last(sort(x, dim, descending=True), dim)
+    k = _unwrap(k)
+    while y.shape[-1].value > k:
+        y, _ = _pairs(y, y.shape[-1].value // 2)
+        y = reshape(y, [d.value for d in y.shape[:-2]] + [y.shape[-1].value])
+    rank = len(y.shape)
+    return y if back == list(builtins.range(rank)) else permute(y, *back)
+
+
 def cast(input, dtype, fp_downcast_rounding=None, bitcast=False):
     """input.to(dtype, ...)."""
     return _t(input).to(dtype, fp_downcast_rounding=fp_downcast_rounding, bitcast=bitcast)
