@@ -173,11 +173,18 @@ class Autotuner(KernelInterface):
         self.configs = list(configs) or [Config({})]
         # What the configs give the kernel, which a launch may not give too.
         self.config_names = {k for c in self.configs for k in c.all_kwargs()}
-        self.keys = list(key)
-        for name in self.keys + list(reset_to_zero or ()) + list(restore_value or ()):
-            if name not in self.arg_names:
-                raise ValueError(f"autotune of {self.__name__}: '{name}' is not an argument "
-                                 f"of the kernel ({', '.join(self.arg_names)})")
+        # Names that are not arguments are left out, as Triton leaves them
+        # (its tutorial 08 names a buffer to reset with a typo); said once.
+        def arguments(names, role):
+            for name in names or ():
+                if name not in self.arg_names:
+                    warnings.warn(f"autotune of {self.__name__}: {role} '{name}' is not an "
+                                  f"argument of the kernel ({', '.join(self.arg_names)}); "
+                                  "it is left out", RuntimeWarning, stacklevel=4)
+            return [name for name in names or () if name in self.arg_names]
+        self.keys = arguments(key, "key")
+        reset_to_zero = arguments(reset_to_zero, "reset_to_zero")
+        restore_value = arguments(restore_value, "restore_value")
         prune = dict(prune_configs_by or {})
         self.perf_model = prune.get("perf_model")
         self.top_k = prune.get("top_k", 1.0)
