@@ -172,10 +172,17 @@ struct frontend::Builder::Impl {
     Type target = typeOf(to, shape);
     OpBuilder &b = builder;
     if (from.isPointer() || to.isPointer()) {
+      // Pointers are 64-bit addresses, cast to and from int64 (and between
+      // pointee types through one).
+      DType i64 = DType::integer(64);
       if (from.isPointer() && to.isPointer())
-        fail("casting " + from.name() + " to " + to.name() +
-             " needs a bitcast");
-      fail("cannot cast " + from.name() + " to " + to.name());
+        return castValue(castValue(v, from, i64), i64, to);
+      if (to.isPointer() && from == i64)
+        return IntToPtrOp::create(b, loc, target, v);
+      if (from.isPointer() && to == i64)
+        return PtrToIntOp::create(b, loc, target, v);
+      fail("cannot cast " + from.name() + " to " + to.name() +
+           ": pointers cast to and from int64");
     }
     if (from.isFloat() && to.isFloat()) {
       if (to.bits() > from.bits() ||

@@ -139,6 +139,24 @@ public:
   }
 };
 
+/// int_to_ptr and ptr_to_int, register by register.
+template <typename Op, typename LLVMOp>
+class AddressCastPattern : public LoweringPattern<Op> {
+public:
+  using LoweringPattern<Op>::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(Op op, typename LoweringPattern<Op>::OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = this->convertElement(op.getType());
+    SmallVector<Value> values;
+    for (Value value : adaptor.getSrc())
+      values.push_back(LLVMOp::create(rewriter, op.getLoc(), type, value));
+    replaceWithRegisters(rewriter, op, values);
+    return success();
+  }
+};
+
 /// A layout in shared memory holding every element once, row-major.
 LinearLayout rowMajorShared(ArrayRef<int64_t> shape) {
   std::vector<LinearLayout::InDim> ins{{kOffset, {}}};
@@ -724,6 +742,9 @@ void mlir::tile::populateTensorOpPatterns(TypeConverter &converter,
                                           RewritePatternSet &patterns,
                                           LoweringState &state) {
   patterns.add<ElementwisePattern>(converter, patterns.getContext());
+  patterns.add<AddressCastPattern<IntToPtrOp, LLVM::IntToPtrOp>,
+               AddressCastPattern<PtrToIntOp, LLVM::PtrToIntOp>>(converter,
+                                                                 state);
   patterns.add<ConstantPattern, SplatPattern, MakeRangePattern, AddPtrPattern,
                BroadcastPattern, ExpandDimsPattern, ReshapePattern,
                TransPattern, JoinPattern, SplitPattern, CatPattern,

@@ -253,6 +253,36 @@ def Tile_AddPtrOp : Tile_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]> 
   let hasFolder = 1;
 }
 
+def Tile_IntToPtrOp : Tile_Op<"int_to_ptr", [Pure, Elementwise,
+    SameOperandsAndResultShape]> {
+  let summary = "pointers at 64-bit addresses";
+  let description = [{
+    Each 64-bit integer read as the address of an element of the pointee
+    type: `x.to(tl.pointer_type(tl.float16))` of an int64, as kernels that
+    take tables of addresses (grouped GEMMs) make their pointers.
+
+    ```mlir
+    %p = tile.int_to_ptr %a : tensor<16xi64> -> tensor<16x!tile.ptr<f16>>
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[I64, RankedTensorOf<[I64]>]>:$src);
+  let results = (outs Tile_Pointer:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+}
+
+def Tile_PtrToIntOp : Tile_Op<"ptr_to_int", [Pure, Elementwise,
+    SameOperandsAndResultShape]> {
+  let summary = "the 64-bit addresses of pointers";
+  let description = [{
+    ```mlir
+    %a = tile.ptr_to_int %p : tensor<16x!tile.ptr<f16>> -> tensor<16xi64>
+    ```
+  }];
+  let arguments = (ins Tile_Pointer:$src);
+  let results = (outs AnyTypeOf<[I64, RankedTensorOf<[I64]>]>:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+}
+
 def Tile_LoadOp : Tile_Op<"load", [
     AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,

@@ -1045,6 +1045,11 @@ private:
           set(result, makeInts(shape, std::move(v)));
           return done();
         })
+        // Addresses are held as integers already.
+        .Case<IntToPtrOp, PtrToIntOp>([&](Operation *cast) {
+          set(result, get(cast->getOperand(0)));
+          return done();
+        })
         // Memory.
         .Case([&](LoadOp l) { return load(l); })
         .Case([&](StoreOp s) { return store(s); })

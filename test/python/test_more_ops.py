@@ -275,3 +275,36 @@ def test_libdevice_functions(device, rng, monkeypatch, fn, dtype):
     expected = (reference(x, y) if two else reference(x)).astype(dtype)
     np.testing.assert_allclose(out, expected, rtol=1e-5 if dtype == "float32" else 1e-12,
                                atol=1e-6 if dtype == "float32" else 1e-12)
+
+
+@tessera.jit
+def gather_rows_kernel(table_ptr, out_ptr, bytes_ptr, a_ptr, b_ptr, N: tl.constexpr):
+    # A table of addresses, as grouped GEMMs take their matrices: each
+    # program reads its row through the address in the table. (a_ptr and
+    # b_ptr only tell the interpreter about the arrays.)
+    g = tl.program_id(0)
+    row = tl.load(table_ptr + g).to(tl.pointer_type(tl.float32))
+    offs = tl.arange(0, N)
+    tl.store(out_ptr + g * N + offs, tl.load(row + offs))
+    as_ints = row.to(tl.pointer_type(tl.int32))  # a pointer to another pointee
+    tl.store(out_ptr + (2 + g) * N + offs, tl.load(as_ints + offs).to(tl.float32, bitcast=True))
+    tl.store(bytes_ptr + g * N + offs, (row + offs).to(tl.int64) - row.to(tl.int64))
+
+
+def test_pointers_from_addresses(device):
+    if device != "interpreter":
+        pytest.skip("the host arrays' addresses are host addresses")
+    a = np.arange(8, dtype=np.float32)
+    b = np.arange(8, dtype=np.float32) + 100
+    table = np.array([a.ctypes.data, b.ctypes.data], np.int64)
+    out, offsets = np.zeros(32, np.float32), np.zeros(16, np.int64)
+    gather_rows_kernel[(2,)](table, out, offsets, a, b, N=8)
+    np.testing.assert_array_equal(out, np.concatenate([a, b, a, b]))
+    np.testing.assert_array_equal(offsets, np.tile(np.arange(8) * 4, 2))
+    with pytest.raises(tessera.CompilationError, match="pointers cast to and from int64"):
+        bad_cast_kernel[(1,)](out)
+
+
+@tessera.jit
+def bad_cast_kernel(x_ptr):
+    tl.store(x_ptr, x_ptr.to(tl.float32))
