@@ -72,6 +72,12 @@ func.func @memory(%p: tensor<128x!tile.ptr<f32>>, %offs: tensor<128xi32>,
   %q = tile.addptr %p, %offs : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
   // CHECK: tile.addptr %{{.*}}, %{{.*}} : !tile.ptr<i64>, i64
   %sq = tile.addptr %s, %i : !tile.ptr<i64>, i64
+  // CHECK: %[[A:.*]] = tile.ptr_to_int %[[Q]] : tensor<128x!tile.ptr<f32>> -> tensor<128xi64>
+  // CHECK: tile.int_to_ptr %[[A]] : tensor<128xi64> -> tensor<128x!tile.ptr<f16>>
+  // CHECK: tile.int_to_ptr %{{.*}} : i64 -> !tile.ptr<f32>
+  %addrs = tile.ptr_to_int %q : tensor<128x!tile.ptr<f32>> -> tensor<128xi64>
+  %halves = tile.int_to_ptr %addrs : tensor<128xi64> -> tensor<128x!tile.ptr<f16>>
+  %one = tile.int_to_ptr %i : i64 -> !tile.ptr<f32>
   // CHECK: tile.load %[[Q]] : tensor<128x!tile.ptr<f32>>
   %a = tile.load %q : tensor<128x!tile.ptr<f32>>
   // CHECK: tile.load %[[Q]], %{{.*}}, %{{.*}} cache = cg evict = evict_last volatile : tensor<128x!tile.ptr<f32>>
