@@ -493,27 +493,39 @@ bool followsAnchor(Attribute layout) {
   return isAnchor(layout) || isa_and_present<LinearEncodingAttr>(layout);
 }
 
+/// op(convert_layout x) -> convert_layout(op x), the op computing in
+/// `layout` (its first operand the convert's).
+void computeBeforeConvert(Operation *op, ConvertLayoutOp convert,
+                          Attribute layout, PatternRewriter &rewriter) {
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  Operation *clone = rewriter.clone(*op);
+  clone->setOperand(0, convert.getSrc());
+  clone->getResult(0).setType(withLayout(type, layout));
+  rewriter.replaceOpWithNewOp<ConvertLayoutOp>(op, type, clone->getResult(0));
+}
+
 /// op(convert_layout x) -> convert_layout(op x) for a reshape or transpose
 /// (`map` taking x's coordinates to the result's) of x in an anchor layout:
 /// the elements stay in their registers, in the linear layout they make in
 /// the new shape, and the convert moves on to the users (the halves of an
 /// epilogue split into subtiles, Triton's EPILOGUE_SUBTILE).
-LogicalResult
-computeInPlace(Operation *op, PatternRewriter &rewriter,
-               llvm::function_ref<SmallVector<int32_t>(ArrayRef<int32_t>)> map) {
+using CoordinateMap =
+    llvm::function_ref<SmallVector<int32_t>(ArrayRef<int32_t>)>;
+
+LogicalResult computeInPlace(Operation *op, PatternRewriter &rewriter,
+                             CoordinateMap map) {
   auto convert = op->getOperand(0).getDefiningOp<ConvertLayoutOp>();
   if (!convert || !followsAnchor(layoutOf(convert.getSrc())))
     return failure();
-  std::optional<LinearLayout> layout = toLinearLayout(convert.getSrc().getType());
+  auto source = cast<RankedTensorType>(convert.getSrc().getType());
+  std::optional<LinearLayout> layout = toLinearLayout(source);
   if (!layout)
     return failure();
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
-  Attribute natural = LinearEncodingAttr::get(
-      op->getContext(), mapBases(*layout, type.getShape(), map));
-  Operation *clone = rewriter.clone(*op);
-  clone->setOperand(0, convert.getSrc());
-  clone->getResult(0).setType(withLayout(type, natural));
-  rewriter.replaceOpWithNewOp<ConvertLayoutOp>(op, type, clone->getResult(0));
+  LinearLayout moved = mapBases(*layout, type.getShape(), map);
+  computeBeforeConvert(op, convert,
+                       LinearEncodingAttr::get(op->getContext(), moved),
+                       rewriter);
   return success();
 }
 
@@ -616,10 +628,7 @@ struct NarrowingCastOfConvert : public RewritePattern {
         bitWidthOf(type.getElementType()) >=
             bitWidthOf(convert.getType().getElementType()))
       return failure();
-    Operation *clone = rewriter.clone(*op);
-    clone->setOperand(0, convert.getSrc());
-    clone->getResult(0).setType(withLayout(type, layoutOf(convert.getSrc())));
-    rewriter.replaceOpWithNewOp<ConvertLayoutOp>(op, type, clone->getResult(0));
+    computeBeforeConvert(op, convert, layoutOf(convert.getSrc()), rewriter);
     return success();
   }
 };
