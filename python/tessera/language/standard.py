@@ -201,10 +201,6 @@ def flip(x, dim=None):
     return reshape(y, shape)
 
 
-# ----------------------------------------------------------------------------
-# Elementwise
-# ----------------------------------------------------------------------------
-
 def _to_last(x, dim):
     """x with dimension `dim` (None: the last) moved last, and the order
     that moves it back."""
@@ -270,6 +266,10 @@ def topk(x, k, dim=None):
     rank = len(y.shape)
     return y if back == list(builtins.range(rank)) else permute(y, *back)
 
+
+# ----------------------------------------------------------------------------
+# Elementwise
+# ----------------------------------------------------------------------------
 
 def cast(input, dtype, fp_downcast_rounding=None, bitcast=False):
     """input.to(dtype, ...)."""
