@@ -60,14 +60,20 @@ class _Pointer:
         self.device = device
 
 
-def _byte_bounds(array):
-    """The first and one-past-last byte addresses an array can reach."""
-    import numpy as np
+@functools.cache
+def _numpy_byte_bounds():
+    """numpy's byte_bounds, found once (a failed import costs microseconds
+    on every launch)."""
     try:
         from numpy.lib.array_utils import byte_bounds  # numpy >= 2
     except ImportError:
-        byte_bounds = np.byte_bounds
-    return byte_bounds(array)
+        from numpy import byte_bounds
+    return byte_bounds
+
+
+def _byte_bounds(array):
+    """The first and one-past-last byte addresses an array can reach."""
+    return _numpy_byte_bounds()(array)
 
 
 def _location(value):
