@@ -361,6 +361,7 @@ class JITFunction:
         # Columns in the AST of the dedented source are off by the indent.
         self.indent = len(lines[0]) - len(lines[0].lstrip())
         self.src = textwrap.dedent("".join(lines))
+        self._key_of = (None, None)  # (source, its hash)
         self._tree = None
         self.cache = {}
         functools.update_wrapper(self, fn)
@@ -385,7 +386,10 @@ class JITFunction:
 
     @property
     def cache_key(self):
-        return hashlib.sha256(self.src.encode()).hexdigest()
+        """The hash of the source, made again only when the source changes."""
+        if self._key_of[0] is not self.src:
+            self._key_of = (self.src, hashlib.sha256(self.src.encode()).hexdigest())
+        return self._key_of[1]
 
     def _unsafe_update_src(self, new_src):
         """Replaces the kernel's source text (as Triton's test helpers patch
