@@ -36,6 +36,10 @@ std::string shapeText(ArrayRef<int64_t> shape) {
 }
 } // namespace
 
+/// A loop's attribute holding a hint on the value it carries at an index
+/// ("tile.divisibility_carried0"), until the loop's body is built.
+constexpr llvm::StringLiteral kCarriedHint = "_carried";
+
 /// The state behind a Builder: the context, the module, and the functions,
 /// loops and branches being built.
 struct frontend::Builder::Impl {
@@ -172,17 +176,19 @@ struct frontend::Builder::Impl {
     Type target = typeOf(to, shape);
     OpBuilder &b = builder;
     if (from.isPointer() || to.isPointer()) {
-      // Pointers are 64-bit addresses, cast to and from int64 (and between
-      // pointee types through one).
-      DType i64 = DType::integer(64);
-      if (from.isPointer() && to.isPointer())
+      // Pointers are 64-bit addresses, cast to and from 64-bit integers
+      // (and between pointee types through one).
+      auto address = [](const DType &t) { return t.isInt() && t.bits() == 64; };
+      if (from.isPointer() && to.isPointer()) {
+        DType i64 = DType::integer(64);
         return castValue(castValue(v, from, i64), i64, to);
-      if (to.isPointer() && from == i64)
+      }
+      if (to.isPointer() && address(from))
         return IntToPtrOp::create(b, loc, target, v);
-      if (from.isPointer() && to == i64)
+      if (from.isPointer() && address(to))
         return PtrToIntOp::create(b, loc, target, v);
       fail("cannot cast " + from.name() + " to " + to.name() +
-           ": pointers cast to and from int64");
+           ": pointers cast to and from 64-bit integers");
     }
     if (from.isFloat() && to.isFloat()) {
       if (to.bits() > from.bits() ||
@@ -1421,6 +1427,16 @@ frontend::Builder::endFor(const std::vector<Handle> &yielded) {
       fail("a value carried by the loop changes type in its body, from " +
            before + " to " + h.dtype + shapeText(h.shape));
     }
+  // Hints on carried values (hint) go to the values the body yields.
+  for (NamedAttribute attr : llvm::to_vector(loop->getAttrs())) {
+    auto [hint, index] = attr.getName().getValue().rsplit(kCarriedHint);
+    unsigned i = 0;
+    if (index.empty() || index.getAsInteger(10, i) || i >= yielded.size())
+      continue;
+    if (Operation *def = s.valueOf(yielded[i]).getDefiningOp())
+      def->setAttr(hint, attr.getValue());
+    loop->removeAttr(attr.getName());
+  }
   scf::YieldOp::create(s.builder, s.loc, s.values(yielded));
   s.builder.setInsertionPointAfter(loop);
   return s.handles(loop.getResults(), yielded);
@@ -1565,9 +1581,6 @@ Handle frontend::Builder::hint(const Handle &value, const std::string &name,
                                const std::vector<int64_t> &values) {
   Impl &s = *impl;
   Value v = s.valueOf(value);
-  Operation *def = v.getDefiningOp();
-  if (!def)
-    return value; // a function argument: hints come from specialisation
   size_t rank = std::max<size_t>(1, value.shape.size());
   SmallVector<int64_t> dims(values.begin(), values.end());
   if (dims.size() == 1 && rank > 1)
@@ -1578,7 +1591,22 @@ Handle frontend::Builder::hint(const Handle &value, const std::string &name,
   for (int64_t d : dims)
     if (d <= 0 || !llvm::isPowerOf2_64(d))
       fail(name + " values must be powers of two, got " + Twine(d));
-  def->setAttr("tile." + name, s.builder.getDenseI64ArrayAttr(dims));
+  Attribute hint = s.builder.getDenseI64ArrayAttr(dims);
+  if (Operation *def = v.getDefiningOp()) {
+    def->setAttr("tile." + name, hint);
+    return value;
+  }
+  // A value a loop carries: the hint holds for each value it takes, the
+  // first and those the body yields (endFor hints them). Function
+  // arguments get theirs from specialisation.
+  auto arg = llvm::cast<BlockArgument>(v);
+  auto loop = llvm::dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+  if (!loop || arg.getArgNumber() == 0)
+    return value;
+  unsigned index = arg.getArgNumber() - 1;
+  loop->setAttr(("tile." + name + kCarriedHint + Twine(index)).str(), hint);
+  if (Operation *init = loop.getInitArgs()[index].getDefiningOp())
+    init->setAttr("tile." + name, hint);
   return value;
 }
 

@@ -296,15 +296,46 @@ def test_pointers_from_addresses(device):
         pytest.skip("the host arrays' addresses are host addresses")
     a = np.arange(8, dtype=np.float32)
     b = np.arange(8, dtype=np.float32) + 100
-    table = np.array([a.ctypes.data, b.ctypes.data], np.int64)
+    table = np.array([a.ctypes.data, b.ctypes.data], np.uint64)
     out, offsets = np.zeros(32, np.float32), np.zeros(16, np.int64)
     gather_rows_kernel[(2,)](table, out, offsets, a, b, N=8)
     np.testing.assert_array_equal(out, np.concatenate([a, b, a, b]))
     np.testing.assert_array_equal(offsets, np.tile(np.arange(8) * 4, 2))
-    with pytest.raises(tessera.CompilationError, match="pointers cast to and from int64"):
+    with pytest.raises(tessera.CompilationError, match="pointers cast to and from 64-bit integers"):
         bad_cast_kernel[(1,)](out)
 
 
 @tessera.jit
 def bad_cast_kernel(x_ptr):
     tl.store(x_ptr, x_ptr.to(tl.float32))
+
+
+@tessera.jit
+def carried_hint_kernel(table_ptr, out_ptr, x_ptr, n, HINT: tl.constexpr, BLOCK: tl.constexpr):
+    # (x_ptr only tells the interpreter about the array the table points to.)
+    src = tl.load(table_ptr).to(tl.pointer_type(tl.float32)) + tl.arange(0, BLOCK)
+    dst = out_ptr + tl.arange(0, BLOCK)
+    for _ in range(0, n, BLOCK):
+        if HINT:
+            # Not assigned, as Triton's tutorial 08 writes it: the hint is
+            # on every value the loop carries.
+            tl.multiple_of(src, [16])
+            tl.max_contiguous(src, [BLOCK])
+        tl.store(dst, tl.load(src))
+        src += BLOCK
+        dst += BLOCK
+
+
+@pytest.mark.parametrize("hint", [False, True])
+def test_hints_on_loop_carried_pointers(device, hint):
+    if device != "interpreter":
+        pytest.skip("the host arrays' addresses are host addresses")
+    x = np.arange(256, dtype=np.float32)
+    table, out = np.array([x.ctypes.data], np.int64), np.zeros_like(x)
+    carried_hint_kernel[(1,)](table, out, x, 256, HINT=hint, BLOCK=128, num_warps=1)
+    np.testing.assert_array_equal(out, x)
+    # From an address nothing is known of the pointer; hinted, its loads
+    # take 16 bytes at a time.
+    ptx = carried_hint_kernel.warmup(table, out, x, 256, HINT=hint, BLOCK=128, num_warps=1,
+                                     grid=(1,)).compile_for("cuda:80").assembly
+    assert ("ld.global.v4.b32" in ptx) == hint
