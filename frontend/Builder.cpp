@@ -1110,7 +1110,7 @@ checkedDims(OpBuilder &b, const std::optional<std::vector<int32_t>> &dims,
 Handle frontend::Builder::makeTensorDescriptor(
     const Handle &base, const std::vector<Handle> &shape,
     const std::vector<Handle> &strides, const std::vector<int64_t> &blockShape,
-    bool nanPadding) {
+    bool nanPadding, bool aligned) {
   Impl &s = *impl;
   DType tp = s.dtypeOf(base.dtype);
   if (!tp.isPointer() || !base.shape.empty())
@@ -1128,7 +1128,8 @@ Handle frontend::Builder::makeTensorDescriptor(
   auto op = MakeTensorDescriptorOp::create(
       s.builder, s.loc, TensorDescType::get(&s.context, block),
       s.valueOf(base), integers(s, shape, DType::integer(32), "shapes"),
-      integers(s, strides, DType::integer(64), "strides"), nanPadding);
+      integers(s, strides, DType::integer(64), "strides"), nanPadding,
+      aligned);
   Handle h;
   h.value = Value(op).getAsOpaquePointer();
   h.dtype = tp.pointee().name();

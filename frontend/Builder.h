@@ -125,11 +125,12 @@ public:
   // has the element dtype and the block's shape.
   /// `shape` and `strides` are integers, one per dimension of `blockShape`;
   /// elements outside the tensor read as NaN with `nanPadding`, else zero.
+  /// `aligned`: the base and the strides but the last are 16-byte multiples.
   Handle makeTensorDescriptor(const Handle &base,
                               const std::vector<Handle> &shape,
                               const std::vector<Handle> &strides,
                               const std::vector<int64_t> &blockShape,
-                              bool nanPadding);
+                              bool nanPadding, bool aligned = false);
   /// The block at `indices`; `boundaryCheck` lists the dimensions checked
   /// against the shape (all when absent).
   Handle descriptorLoad(const Handle &desc, const std::vector<Handle> &indices,

@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILELOWERDESCRIPTORSPASS
@@ -57,6 +58,24 @@ BlockAddresses addressBlock(OpBuilder &b, Location loc,
   RankedTensorType block = desc.getType().getBlockType();
   ArrayRef<int64_t> shape = block.getShape();
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  // An aligned descriptor's base and strides but the last are multiples of
+  // 16 bytes: hints for the accesses' vector widths, on the values
+  // themselves (what is made from them here may be made again later).
+  int64_t bytes = std::max<int64_t>(1, block.getElementTypeBitWidth() / 8);
+  auto hint = [&](Value scalar, int64_t divisor) {
+    if (!desc.getAligned())
+      return;
+    if (Operation *def = scalar.getDefiningOp()) {
+      if (!def->hasAttr("tile.divisibility"))
+        def->setAttr("tile.divisibility", b.getDenseI64ArrayAttr({divisor}));
+      return;
+    }
+    auto arg = cast<BlockArgument>(scalar);
+    auto func = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
+    if (func && !func.getArgAttr(arg.getArgNumber(), "tile.divisibility"))
+      func.setArgAttr(arg.getArgNumber(), "tile.divisibility",
+                      b.getI32IntegerAttr(divisor));
+  };
   Value offsets, mask;
   for (unsigned d = 0; d < shape.size(); ++d) {
     auto row32 = RankedTensorType::get({shape[d]}, i32);
@@ -64,9 +83,11 @@ BlockAddresses addressBlock(OpBuilder &b, Location loc,
     Value position = arith::AddIOp::create(
         b, loc, SplatOp::create(b, loc, row32, indices[d]),
         MakeRangeOp::create(b, loc, row32, 0, shape[d]));
+    auto stride = SplatOp::create(b, loc, row64, desc.getStrides()[d]);
+    if (d + 1 < shape.size())
+      hint(desc.getStrides()[d], std::max<int64_t>(1, 16 / bytes));
     Value offset = arith::MulIOp::create(
-        b, loc, arith::ExtSIOp::create(b, loc, row64, position),
-        SplatOp::create(b, loc, row64, desc.getStrides()[d]));
+        b, loc, arith::ExtSIOp::create(b, loc, row64, position), stride);
     offset = spread(b, loc, offset, d, shape);
     offsets = offsets ? arith::AddIOp::create(b, loc, offsets, offset).getResult()
                       : offset;
@@ -81,9 +102,9 @@ BlockAddresses addressBlock(OpBuilder &b, Location loc,
                 : inside;
   }
   Type pointer = desc.getBase().getType();
-  Value bases =
-      SplatOp::create(b, loc, RankedTensorType::get(shape, pointer),
-                      desc.getBase());
+  auto bases = SplatOp::create(b, loc, RankedTensorType::get(shape, pointer),
+                               desc.getBase());
+  hint(desc.getBase(), 16);
   return {AddPtrOp::create(b, loc, bases.getType(), bases, offsets), mask};
 }
 

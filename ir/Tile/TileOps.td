@@ -413,18 +413,22 @@ def Tile_MakeTensorDescriptorOp : Tile_Op<"make_tensor_descriptor", [
     blocks of the result type's block shape. Elements outside the tensor
     read as zero, or as NaN with `nan_padding`. Both `tl.make_tensor_descriptor`
     (whose last stride is 1) and `tl.make_block_ptr` (any strides) build it.
+    With `aligned`, the base is 16-byte aligned and every stride but the last
+    a multiple of 16 bytes, as `tl.make_tensor_descriptor` requires of its
+    arguments (the bounds of a TMA copy).
 
     ```mlir
-    %d = tile.make_tensor_descriptor %base, [%m, %n], [%ld, %one]
+    %d = tile.make_tensor_descriptor %base, [%m, %n], [%ld, %one] aligned
         : !tile.ptr<f16> -> !tile.tensordesc<tensor<64x64xf16>>
     ```
   }];
   let arguments = (ins Tile_Ptr:$base, Variadic<I32>:$shape,
-                   Variadic<I64>:$strides, UnitAttr:$nanPadding);
+                   Variadic<I64>:$strides, UnitAttr:$nanPadding,
+                   UnitAttr:$aligned);
   let results = (outs Tile_TensorDesc:$result);
   let assemblyFormat = [{
     $base `,` `[` $shape `]` `,` `[` $strides `]` (`nan_padding` $nanPadding^)?
-    attr-dict `:` type($base) `->` type($result)
+    (`aligned` $aligned^)? attr-dict `:` type($base) `->` type($result)
   }];
   let hasVerifier = 1;
 }

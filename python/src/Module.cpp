@@ -268,7 +268,10 @@ PYBIND11_MODULE(_tessera, m) {
       .def("store", &Builder::store)
       .def("atomic_rmw", &Builder::atomicRMW)
       .def("atomic_cas", &Builder::atomicCAS)
-      .def("make_tensor_descriptor", &Builder::makeTensorDescriptor)
+      .def("make_tensor_descriptor", &Builder::makeTensorDescriptor,
+           py::arg("base"), py::arg("shape"), py::arg("strides"),
+           py::arg("block_shape"), py::arg("nan_padding"),
+           py::arg("aligned") = false)
       .def("descriptor_load", &Builder::descriptorLoad)
       .def("descriptor_store", &Builder::descriptorStore)
       .def("descriptor_reduce", &Builder::descriptorReduce)

@@ -477,3 +477,33 @@ def test_autotuned_descriptor_blocks(device, rng):
     grid = lambda m: (triton.cdiv(50, m["BM"]), triton.cdiv(70, m["BN"]))
     tuned[grid](TensorDescriptor.from_tensor(x, [1, 1]), TensorDescriptor.from_tensor(y, [1, 1]))
     np.testing.assert_array_equal(y, 2 * x)
+
+
+@triton.jit
+def descriptor_from_address(table_ptr, out_ptr, x_ptr, M: tl.constexpr, N: tl.constexpr,
+                            BM: tl.constexpr, BN: tl.constexpr):
+    # A descriptor made in the kernel over an address from a table (tutorial
+    # 08's grouped GEMM): its base and row stride are 16-byte multiples, as
+    # tl.make_tensor_descriptor requires. (x_ptr only tells the interpreter
+    # about the array.)
+    base = tl.load(table_ptr).to(tl.pointer_type(tl.float32))
+    row_stride = tl.load(table_ptr + 1)
+    desc = tl.make_tensor_descriptor(base, shape=[M, N], strides=[row_stride, 1],
+                                     block_shape=[BM, BN])
+    block = desc.load([tl.program_id(0) * BM, 0])
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)[:, None]
+    tl.store(out_ptr + rows * N + tl.arange(0, BN)[None, :], block)
+
+
+def test_descriptors_made_in_kernels_are_aligned(device):
+    if device != "interpreter":
+        pytest.skip("the host arrays' addresses are host addresses")
+    x = np.arange(64 * 32, dtype=np.float32).reshape(64, 32)
+    table = np.array([x.ctypes.data, 32], np.int64)
+    out = np.zeros_like(x)
+    descriptor_from_address[(4,)](table, out, x, 64, 32, 16, 32, num_warps=1)
+    np.testing.assert_array_equal(out, x)
+    # Nothing else says the address is aligned: the descriptor does.
+    binary = descriptor_from_address.warmup(table, out, x, 64, 32, 16, 32, num_warps=1,
+                                            grid=(4,)).compile_for("cuda:80")
+    assert "ld.global.v4.b32" in binary.assembly

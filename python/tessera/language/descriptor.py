@@ -77,9 +77,9 @@ class tensor_descriptor:
     def atomic_xor(self, offsets, value): self._reduce("xor", offsets, value)
 
 
-def _descriptor(base, shape, strides, block_shape, nan):
+def _descriptor(base, shape, strides, block_shape, nan, aligned=False):
     handle = _call("make_tensor_descriptor", _t(base).handle, [s.handle for s in shape],
-                   [s.handle for s in strides], block_shape, nan)
+                   [s.handle for s in strides], block_shape, nan, aligned)
     return tensor_descriptor(handle, shape, strides)
 
 
@@ -99,7 +99,10 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
     if block[-1] * element.element_ty.primitive_bitwidth < 128:
         raise CompilationError("a descriptor's block needs at least 16 bytes in its last "
                                f"dimension, got {block[-1]} elements of {element.element_ty}")
-    return _descriptor(base, shape, strides, block, _padding_is_nan(padding_option))
+    # Triton asks of it what a TMA copy needs: a 16-byte aligned base and
+    # strides of 16-byte multiples.
+    return _descriptor(base, shape, strides, block, _padding_is_nan(padding_option),
+                       aligned=True)
 
 
 def load_tensor_descriptor(desc, offsets):

@@ -65,3 +65,31 @@ func.func @unchecked(%p: !tile.ptr<i32>, %n: i32, %i: i32, %v: tensor<64xi32>) {
       : !tile.tensordesc<tensor<64xi32>>, tensor<64xi32>
   return
 }
+
+// -----
+
+// An aligned descriptor (tl.make_tensor_descriptor's) says its base and row
+// stride are 16-byte multiples: the values are hinted where they are made,
+// a function argument through its attribute; a plain one (a block
+// pointer's) says nothing.
+// CHECK-LABEL: @aligned
+// CHECK: tile.make_tensor_descriptor %{{.*}}, [%{{.*}}, %{{.*}}], [%{{.*}}, %{{.*}}] aligned :
+// LOWER-LABEL: @aligned
+// LOWER-SAME: (%{{.*}}: !tile.ptr<i64>, %{{.*}}: i64 {tile.divisibility = 8 : i32},
+// LOWER: tile.int_to_ptr %{{.*}} {tile.divisibility = array<i64: 16>} : i64 -> !tile.ptr<f16>
+// LOWER-NEXT: tile.int_to_ptr %{{.*}} : i64 -> !tile.ptr<f16>
+// LOWER-NOT: tile.divisibility
+// LOWER: return
+func.func @aligned(%table: !tile.ptr<i64>, %ld: i64, %m: i32, %i: i32) -> (tensor<16x32xf16>, tensor<16x32xf16>) {
+  %one = arith.constant 1 : i64
+  %address = tile.load %table : !tile.ptr<i64>
+  %p = tile.int_to_ptr %address : i64 -> !tile.ptr<f16>
+  %q = tile.int_to_ptr %address : i64 -> !tile.ptr<f16>
+  %d = tile.make_tensor_descriptor %p, [%m, %m], [%ld, %one] aligned
+      : !tile.ptr<f16> -> !tile.tensordesc<tensor<16x32xf16>>
+  %e = tile.make_tensor_descriptor %q, [%m, %m], [%ld, %one]
+      : !tile.ptr<f16> -> !tile.tensordesc<tensor<16x32xf16>>
+  %a = tile.descriptor_load %d[%i, %i] : !tile.tensordesc<tensor<16x32xf16>> -> tensor<16x32xf16>
+  %b = tile.descriptor_load %e[%i, %i] : !tile.tensordesc<tensor<16x32xf16>> -> tensor<16x32xf16>
+  return %a, %b : tensor<16x32xf16>, tensor<16x32xf16>
+}
