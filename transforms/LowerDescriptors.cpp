@@ -58,24 +58,6 @@ BlockAddresses addressBlock(OpBuilder &b, Location loc,
   RankedTensorType block = desc.getType().getBlockType();
   ArrayRef<int64_t> shape = block.getShape();
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
-  // An aligned descriptor's base and strides but the last are multiples of
-  // 16 bytes: hints for the accesses' vector widths, on the values
-  // themselves (what is made from them here may be made again later).
-  int64_t bytes = std::max<int64_t>(1, block.getElementTypeBitWidth() / 8);
-  auto hint = [&](Value scalar, int64_t divisor) {
-    if (!desc.getAligned())
-      return;
-    if (Operation *def = scalar.getDefiningOp()) {
-      if (!def->hasAttr("tile.divisibility"))
-        def->setAttr("tile.divisibility", b.getDenseI64ArrayAttr({divisor}));
-      return;
-    }
-    auto arg = cast<BlockArgument>(scalar);
-    auto func = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
-    if (func && !func.getArgAttr(arg.getArgNumber(), "tile.divisibility"))
-      func.setArgAttr(arg.getArgNumber(), "tile.divisibility",
-                      b.getI32IntegerAttr(divisor));
-  };
   Value offsets, mask;
   for (unsigned d = 0; d < shape.size(); ++d) {
     auto row32 = RankedTensorType::get({shape[d]}, i32);
@@ -83,11 +65,9 @@ BlockAddresses addressBlock(OpBuilder &b, Location loc,
     Value position = arith::AddIOp::create(
         b, loc, SplatOp::create(b, loc, row32, indices[d]),
         MakeRangeOp::create(b, loc, row32, 0, shape[d]));
-    auto stride = SplatOp::create(b, loc, row64, desc.getStrides()[d]);
-    if (d + 1 < shape.size())
-      hint(desc.getStrides()[d], std::max<int64_t>(1, 16 / bytes));
     Value offset = arith::MulIOp::create(
-        b, loc, arith::ExtSIOp::create(b, loc, row64, position), stride);
+        b, loc, arith::ExtSIOp::create(b, loc, row64, position),
+        SplatOp::create(b, loc, row64, desc.getStrides()[d]));
     offset = spread(b, loc, offset, d, shape);
     offsets = offsets ? arith::AddIOp::create(b, loc, offsets, offset).getResult()
                       : offset;
@@ -102,10 +82,39 @@ BlockAddresses addressBlock(OpBuilder &b, Location loc,
                 : inside;
   }
   Type pointer = desc.getBase().getType();
-  auto bases = SplatOp::create(b, loc, RankedTensorType::get(shape, pointer),
-                               desc.getBase());
-  hint(desc.getBase(), 16);
+  Value bases =
+      SplatOp::create(b, loc, RankedTensorType::get(shape, pointer),
+                      desc.getBase());
   return {AddPtrOp::create(b, loc, bases.getType(), bases, offsets), mask};
+}
+
+/// `value` (a scalar) known to be a multiple of `divisor`, where nothing
+/// says so yet: a hint on the op that makes it, or on the argument.
+void hintDivisibility(Value value, int64_t divisor) {
+  Builder b(value.getContext());
+  if (Operation *def = value.getDefiningOp()) {
+    if (!def->hasAttr("tile.divisibility"))
+      def->setAttr("tile.divisibility", b.getDenseI64ArrayAttr({divisor}));
+    return;
+  }
+  auto arg = cast<BlockArgument>(value);
+  auto func = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  if (func && !func.getArgAttr(arg.getArgNumber(), "tile.divisibility"))
+    func.setArgAttr(arg.getArgNumber(), "tile.divisibility",
+                    b.getI32IntegerAttr(divisor));
+}
+
+/// An aligned descriptor's base and strides but the last are multiples of
+/// 16 bytes: hints for its accesses' vector widths, on the values
+/// themselves (what the accesses make from them may be made again later).
+void hintAligned(MakeTensorDescriptorOp desc) {
+  if (!desc.getAligned())
+    return;
+  RankedTensorType block = desc.getType().getBlockType();
+  int64_t bytes = std::max<int64_t>(1, block.getElementTypeBitWidth() / 8);
+  hintDivisibility(desc.getBase(), 16);
+  for (Value stride : desc.getStrides().drop_back())
+    hintDivisibility(stride, std::max<int64_t>(1, 16 / bytes));
 }
 
 /// The dimensions an access checks: `boundaryCheck`, or all.
@@ -137,11 +146,17 @@ struct TileLowerDescriptorsPass
           TileLowerDescriptorsPass> {
   void runOnOperation() override {
     SmallVector<Operation *> accesses;
+    SetVector<MakeTensorDescriptorOp> descriptors;
     getOperation()->walk([&](Operation *op) {
-      if (isa<DescriptorLoadOp, DescriptorStoreOp, DescriptorReduceOp>(op) &&
-          !op->hasAttr(kBulkCopyAttr))
-        accesses.push_back(op);
+      if (!isa<DescriptorLoadOp, DescriptorStoreOp, DescriptorReduceOp>(op) ||
+          op->hasAttr(kBulkCopyAttr))
+        return;
+      accesses.push_back(op);
+      if (auto desc = op->getOperand(0).getDefiningOp<MakeTensorDescriptorOp>())
+        descriptors.insert(desc);
     });
+    for (MakeTensorDescriptorOp desc : descriptors)
+      hintAligned(desc);
     for (Operation *op : accesses)
       if (failed(lower(op)))
         return signalPassFailure();
