@@ -175,9 +175,7 @@ def str_to_ty(name, c=None):
         return pointer_type(str_to_ty(name[1:]))
     if name.startswith("const "):
         return str_to_ty(name[len("const "):])
-    ty = _SHORT_TYPES.get(name)
-    if ty is None:
-        ty = next((t for t in _SHORT_TYPES.values() if t.name == name), None)
+    ty = _SHORT_TYPES.get(name) or _DTYPES.get(name)
     if ty is None:
         raise TypeError(f"unknown type string '{name}'")
     return ty

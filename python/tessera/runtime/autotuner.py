@@ -173,8 +173,8 @@ class Autotuner(KernelInterface):
         self.configs = list(configs) or [Config({})]
         # What the configs give the kernel, which a launch may not give too.
         self.config_names = {k for c in self.configs for k in c.all_kwargs()}
-        # Names that are not arguments are left out, as Triton leaves them
-        # (its tutorial 08 names a buffer to reset with a typo); said once.
+        # Names that are not arguments are left out, with a warning, as
+        # Triton leaves them out (its tutorial 08 has a key with a typo).
         def arguments(names, role):
             for name in names or ():
                 if name not in self.arg_names:

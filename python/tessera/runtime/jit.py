@@ -275,9 +275,9 @@ class CompiledKernel:
         if self._function is None:
             raise TypeError(f"{self.name}: this compiled kernel cannot be launched by itself")
         num_warps, num_stages, _, waves_per_eu = self._options
-        options = {name: value for name, value in (("num_warps", num_warps),
-                                                    ("num_stages", num_stages),
-                                                    ("waves_per_eu", waves_per_eu))
+        compiled = dict(num_warps=num_warps, num_stages=num_stages, waves_per_eu=waves_per_eu)
+        # Options that are also parameters are passed among the arguments.
+        options = {name: compiled[name] for name, _ in JITFunction._OPTIONS
                    if name not in self._function.arg_names}
 
         def launch(*args, **kwargs):
