@@ -13,20 +13,11 @@ import csv
 import math
 import os
 import statistics
-import sys
 import time
 
 __all__ = ["Benchmark", "Mark", "do_bench", "do_bench_cudagraph", "perf_report"]
 
 _RETURN_MODES = ("min", "max", "mean", "median", "all")
-
-
-def _torch_gpu():
-    """torch, where it is imported and has a GPU; else None."""
-    torch = sys.modules.get("torch")
-    if torch is not None and torch.cuda.is_available():
-        return torch
-    return None
 
 
 def _check(quantiles, return_mode):
@@ -125,7 +116,7 @@ class _DriverTimer(_EventTimer):
     def __init__(self):
         from .runtime import gpu
         self.driver = gpu.driver()
-        gpu.set_device(gpu._current_device or 0)
+        gpu.set_device(gpu.current_device())
         self.flush_buffer = self.driver.allocate(self.FLUSH_BYTES)
 
     def event(self):
@@ -171,10 +162,10 @@ class _HostTimer:
 
 
 def _timer():
-    torch = _torch_gpu()
+    from .runtime import gpu
+    torch = gpu.torch_gpu()
     if torch is not None:
         return _TorchTimer(torch)
-    from .runtime import gpu
     interpret = os.environ.get("TESSERA_INTERPRET", "0") not in ("", "0")
     if not interpret and gpu.available():
         return _DriverTimer()
@@ -210,7 +201,8 @@ def do_bench_cudagraph(fn, rep=20, grad_to_none=None, quantiles=None, return_mod
     replayed, so launch overhead drops out. Needs PyTorch on a GPU (its
     graphs capture the kernels Tessera launches on its current stream)."""
     _check(quantiles, return_mode)
-    torch = _torch_gpu()
+    from .runtime import gpu
+    torch = gpu.torch_gpu()
     if torch is None:
         raise RuntimeError("do_bench_cudagraph needs PyTorch with a GPU (CUDA or ROCm); "
                            "use do_bench elsewhere")

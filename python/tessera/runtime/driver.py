@@ -8,7 +8,6 @@ where kernels run on the interpreter.
 from __future__ import annotations
 
 import dataclasses
-import sys
 
 from . import gpu
 
@@ -57,16 +56,14 @@ class ActiveDriver:
         """The current device's index: PyTorch's where it runs on the GPU."""
         if not gpu.available():
             return 0
-        torch = sys.modules.get("torch")
-        if torch is not None and torch.cuda.is_available():
-            return torch.cuda.current_device()
-        return gpu.current_device()
+        torch = gpu.torch_gpu()
+        return torch.cuda.current_device() if torch is not None else gpu.current_device()
 
     def set_current_device(self, device):
         device = self._index(device)
         if gpu.available():
-            torch = sys.modules.get("torch")
-            if torch is not None and torch.cuda.is_available():
+            torch = gpu.torch_gpu()
+            if torch is not None:
                 torch.cuda.set_device(device)
             gpu.set_device(device)
 

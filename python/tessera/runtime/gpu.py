@@ -89,6 +89,14 @@ def device_name(device):
     return name
 
 
+def torch_gpu():
+    """torch, where it is imported and has a GPU; else None."""
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_available():
+        return torch
+    return None
+
+
 def current_device():
     """The device launches last went to (0 before any)."""
     return _current_device or 0
