@@ -170,6 +170,8 @@ CompiledKernel mlir::tile::compileKernel(const std::string &tileIR,
     throw fail(llvmModule.takeError());
   if (auto shared = (*module)->getAttrOfType<IntegerAttr>(kSharedBytesAttr))
     kernel.sharedBytes = shared.getInt();
+  if (auto warps = (*module)->getAttrOfType<IntegerAttr>(kTotalWarpsAttr))
+    kernel.numWarps = warps.getInt();
 
   auto assembly = backend->emitAssembly(**llvmModule, target, options);
   if (!assembly)

@@ -23,6 +23,7 @@ struct CompiledKernel {
   /// "nvidia", "amd"; the architecture ("sm_90a"); lanes per warp.
   std::string backend, arch;
   unsigned warpSize = 32;
+  /// Warps per block: num_warps, and those of warp-specialized partitions.
   unsigned numWarps = 4;
   /// Dynamic shared memory each block needs.
   unsigned sharedBytes = 0;

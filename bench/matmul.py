@@ -86,7 +86,8 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
 @jit
 def matmul_kernel_descriptor(a_desc, b_desc, c_desc, M, N, K,
                              BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
-                             BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr):
+                             BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr,
+                             WARP_SPECIALIZE: tl.constexpr = False):
     # The same matmul through host tensor descriptors (tutorial 09's form).
     pid = tl.program_id(axis=0)
     num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
@@ -100,7 +101,7 @@ def matmul_kernel_descriptor(a_desc, b_desc, c_desc, M, N, K,
     offs_am = pid_m * BLOCK_SIZE_M
     offs_bn = pid_n * BLOCK_SIZE_N
     accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
+    for k in tl.range(0, tl.cdiv(K, BLOCK_SIZE_K), warp_specialize=WARP_SPECIALIZE):
         a = a_desc.load([offs_am, k * BLOCK_SIZE_K])
         b = b_desc.load([k * BLOCK_SIZE_K, offs_bn])
         accumulator = tl.dot(a, b, accumulator)
@@ -111,7 +112,8 @@ def matmul_kernel_descriptor(a_desc, b_desc, c_desc, M, N, K,
 def matmul_kernel_persistent(a_desc, b_desc, c_desc, M, N, K,
                              BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr,
                              BLOCK_SIZE_K: tl.constexpr, GROUP_SIZE_M: tl.constexpr,
-                             NUM_SMS: tl.constexpr, EPILOGUE_SUBTILE: tl.constexpr):
+                             NUM_SMS: tl.constexpr, EPILOGUE_SUBTILE: tl.constexpr,
+                             WARP_SPECIALIZE: tl.constexpr = False):
     # Tutorial 09's persistent kernel through host tensor descriptors; with
     # EPILOGUE_SUBTILE, C goes out in two halves of BLOCK_SIZE_N / 2.
     start_pid = tl.program_id(axis=0)
@@ -120,7 +122,8 @@ def matmul_kernel_persistent(a_desc, b_desc, c_desc, M, N, K,
     k_tiles = tl.cdiv(K, BLOCK_SIZE_K)
     num_tiles = num_pid_m * num_pid_n
     num_pid_in_group = GROUP_SIZE_M * num_pid_n
-    for tile_id in tl.range(start_pid, num_tiles, NUM_SMS, flatten=True):
+    for tile_id in tl.range(start_pid, num_tiles, NUM_SMS, flatten=True,
+                            warp_specialize=WARP_SPECIALIZE):
         group_id = tile_id // num_pid_in_group
         first_pid_m = group_id * GROUP_SIZE_M
         group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)

@@ -1380,7 +1380,8 @@ std::vector<Handle>
 frontend::Builder::beginFor(const Handle &lower, const Handle &upper,
                             const Handle &step,
                             const std::vector<Handle> &carried,
-                            int numStages, bool flatten) {
+                            int numStages, bool flatten,
+                            bool warpSpecialize) {
   Impl &s = *impl;
   if (numStages < 0)
     fail("num_stages must be positive, got " + std::to_string(numStages));
@@ -1402,6 +1403,8 @@ frontend::Builder::beginFor(const Handle &lower, const Handle &upper,
     loop->setAttr(tile::kNumStagesAttr, s.builder.getI32IntegerAttr(numStages));
   if (flatten)
     loop->setAttr(tile::kFlattenAttr, s.builder.getUnitAttr());
+  if (warpSpecialize)
+    loop->setAttr(tile::kWarpSpecializeAttr, s.builder.getUnitAttr());
   // Without carried values the body comes with a yield; endFor makes it.
   Block *body = loop.getBody();
   if (!body->empty() && body->back().hasTrait<mlir::OpTrait::IsTerminator>())

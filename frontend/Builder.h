@@ -161,11 +161,13 @@ public:
   // Control flow. Loops and branches are opened, filled, and closed; values
   // carried through them are passed explicitly.
   /// `numStages` (0: the kernel's num_stages) is the loop's software
-  /// pipelining depth; `flatten` fuses it with the loop inside it.
+  /// pipelining depth; `flatten` fuses it with the loop inside it;
+  /// `warpSpecialize` gives its copies warps of their own.
   std::vector<Handle> beginFor(const Handle &lower, const Handle &upper,
                                const Handle &step,
                                const std::vector<Handle> &carried,
-                               int numStages = 0, bool flatten = false);
+                               int numStages = 0, bool flatten = false,
+                               bool warpSpecialize = false);
   std::vector<Handle> endFor(const std::vector<Handle> &yielded);
   /// An if with an else branch; once both are built, endIf takes what each
   /// yields (equal in number and types), which become the results.

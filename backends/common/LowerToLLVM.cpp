@@ -365,6 +365,25 @@ SmallVector<Value> mlir::tile::emitCombine(OpBuilder &b, Location loc,
   return results;
 }
 
+std::optional<WarpRegion> mlir::tile::warpsAt(Block *block) {
+  Operation *op = block ? block->getParentOp() : nullptr;
+  auto region = op ? op->getParentOfType<WarpSpecializeOp>() : nullptr;
+  if (auto direct = dyn_cast_or_null<WarpSpecializeOp>(op))
+    region = direct;
+  if (!region)
+    return std::nullopt;
+  unsigned index = 0;
+  for (Region &r : region->getRegions()) {
+    if (r.isAncestor(block->getParent()))
+      break;
+    ++index;
+  }
+  auto module = region->getParentOfType<ModuleOp>();
+  auto numWarps = module->getAttrOfType<IntegerAttr>("tile.num_warps");
+  auto [first, count] = region.warpsOf(index, numWarps ? numWarps.getInt() : 4);
+  return WarpRegion{first, count, index};
+}
+
 //===----------------------------------------------------------------------===//
 // Default global memory accesses: branches around plain loads and stores
 //===----------------------------------------------------------------------===//
@@ -435,6 +454,46 @@ public:
   }
 };
 
+/// Each tile.warp_specialize as branches on the warp's index, each region
+/// on its warps, its registers set first where the op says.
+void lowerWarpSpecialize(ModuleOp module, const TargetInfo &target,
+                         unsigned numWarps) {
+  SmallVector<WarpSpecializeOp> ops;
+  module.walk([&](WarpSpecializeOp op) { ops.push_back(op); });
+  for (WarpSpecializeOp op : ops) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value warp = arith::DivUIOp::create(
+        b, loc, target.threadId(b, loc),
+        i32Constant(b, loc, target.getWarpSize()));
+    std::optional<ArrayRef<int32_t>> regs = op.getPartitionNumRegs();
+    unsigned regions = op->getNumRegions();
+    for (unsigned i = 0; i < regions; ++i) {
+      bool last = i + 1 == regions;
+      auto [first, count] = op.warpsOf(i, numWarps);
+      // Warps past the first regions' run the last one.
+      Value here = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         warp,
+                                         i32Constant(b, loc, first + count));
+      auto branch = scf::IfOp::create(b, loc, here, /*withElseRegion=*/!last);
+      Block *then = branch.thenBlock();
+      Region &region = op->getRegion(i);
+      Block &body = region.front();
+      body.getTerminator()->erase();
+      then->getOperations().splice(then->begin(), body.getOperations());
+      b.setInsertionPointToStart(then);
+      if (regs)
+        target.setRegisters(b, loc,
+                            i ? (*regs)[i - 1] : *op.getDefaultNumRegs(),
+                            /*increase=*/i == 0);
+      if (last)
+        break;
+      b.setInsertionPointToStart(branch.elseBlock());
+    }
+    op.erase();
+  }
+}
+
 /// Alignment hints and no tile attributes on the kernel's arguments.
 void finishKernels(ModuleOp module, const TargetInfo &target,
                    unsigned threadsPerBlock) {
@@ -473,6 +532,20 @@ LogicalResult mlir::tile::lowerToLLVM(ModuleOp module,
                           << "-lane warps, the target has "
                           << target.getWarpSize();
   unsigned numWarps = numWarpsAttr.getInt();
+  // Warp-specialized kernels launch the warps of their partitions too.
+  unsigned totalWarps = numWarps;
+  WalkResult specialized = module.walk([&](WarpSpecializeOp op) {
+    if (!target.hasWarpSpecialization()) {
+      op.emitError("warp specialization is not supported on this target");
+      return WalkResult::interrupt();
+    }
+    totalWarps = std::max(totalWarps, op.totalWarps(numWarps));
+    return WalkResult::advance();
+  });
+  if (specialized.wasInterrupted())
+    return failure();
+  module->setAttr(kTotalWarpsAttr,
+                  IntegerAttr::get(IntegerType::get(context, 32), totalWarps));
 
   // Aligned for the buffers that need it most (SharedMemoryAllocation.cpp).
   StringRef sharedSymbol = "tessera_shared";
@@ -494,7 +567,8 @@ LogicalResult mlir::tile::lowerToLLVM(ModuleOp module,
     RegisterTypeConverter converter(context, target.getSharedAddressSpace());
     ConversionTarget legal(*context);
     legal.addIllegalDialect<TileDialect>();
-    legal.addLegalOp<ReduceReturnOp, ScanReturnOp>();
+    legal.addLegalOp<ReduceReturnOp, ScanReturnOp, WarpSpecializeOp,
+                     WarpYieldOp>();
     legal.addLegalDialect<LLVM::LLVMDialect>();
     legal.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp func) {
       return converter.isSignatureLegal(func.getFunctionType()) &&
@@ -525,6 +599,7 @@ LogicalResult mlir::tile::lowerToLLVM(ModuleOp module,
   }
 
   // Structured control flow to branches.
+  lowerWarpSpecialize(module, target, numWarps);
   {
     ConversionTarget legal(*context);
     legal.addIllegalDialect<scf::SCFDialect>();
@@ -556,6 +631,6 @@ LogicalResult mlir::tile::lowerToLLVM(ModuleOp module,
   SmallVector<UnrealizedConversionCastOp> casts;
   module.walk([&](UnrealizedConversionCastOp op) { casts.push_back(op); });
   reconcileUnrealizedCasts(casts);
-  finishKernels(module, target, numWarps * target.getWarpSize());
+  finishKernels(module, target, totalWarps * target.getWarpSize());
   return success();
 }

@@ -16,6 +16,7 @@ namespace mlir::tile {
 #include "backends/common/Passes.h.inc"
 
 class DescriptorLoadOp;
+class WarpSpecializeOp;
 
 /// How a target copies blocks of tensor descriptors into shared memory
 /// asynchronously (Hopper's TMA, counted on transaction barriers), for
@@ -27,17 +28,30 @@ public:
   /// Whether `load`'s block can be copied into a buffer of `encoding` (a
   /// shared layout of the block as loaded).
   virtual bool canCopy(DescriptorLoadOp load, Attribute encoding) const = 0;
-  /// Before a loop: what tracks the copies into `count` buffers.
-  virtual Value track(OpBuilder &b, Location loc, unsigned count) const = 0;
+  /// Before a loop: what tracks the copies into `count` buffers. Each
+  /// entry's round completes with the copies (and `arrivals` arrive calls,
+  /// the copy() counting as one).
+  virtual Value track(OpBuilder &b, Location loc, unsigned count,
+                      unsigned arrivals = 1) const = 0;
   /// The copies of one iteration: `loads`' blocks into `views`, tracked by
-  /// entry `slot` (i32) of `tracker`; the ops made go to `made`.
+  /// entry `slot` (i32) of `tracker`; the ops made go to `made`. Unless
+  /// `readersDone` (the caller made sure of it), they first wait for every
+  /// warpgroup to be done with the buffers.
   virtual void copy(OpBuilder &b, Location loc, Value tracker, Value slot,
                     ArrayRef<DescriptorLoadOp> loads, ArrayRef<Value> views,
-                    SmallVectorImpl<Operation *> &made) const = 0;
+                    SmallVectorImpl<Operation *> &made,
+                    bool readersDone = false) const = 0;
   /// Waits for the copies tracked by entry `slot` for the `round`-th time
-  /// (i32, from 0).
+  /// (i32, from 0): until the entry's round `round` completes.
   virtual void wait(OpBuilder &b, Location loc, Value tracker, Value slot,
                     Value round) const = 0;
+  /// Every thread where `pred` (i1) holds arrives once on entry `slot`.
+  virtual void arrive(OpBuilder &b, Location loc, Value tracker, Value slot,
+                      Value pred) const = 0;
+  /// The registers per thread each region of `op` (a loop's copies
+  /// specialized, on top of `numWarps` warps) keeps, where the target
+  /// moves them between warps.
+  virtual void setRegisters(WarpSpecializeOp op, unsigned numWarps) const;
   /// After the loop, once every copy is waited for.
   virtual void release(OpBuilder &b, Location loc, Value tracker) const = 0;
   /// Makes `op` (one copy() made) do nothing where `pred` (i1) is false;

@@ -109,6 +109,19 @@ def TilePipelinePass : Pass<"tile-pipeline", "::mlir::ModuleOp"> {
     descriptor loads stored to shared memory become its copies into those
     buffers, tracked per buffer and waited for in place of the commit
     groups.
+
+    A loop marked `tile.warp_specialize` (`tl.range(...,
+    warp_specialize=True)`) in a kernel's body, whose operand loads are all
+    such copies, is specialized instead of expanded: the kernel becomes a
+    `tile.warp_specialize` whose default region is the kernel as it was and
+    whose one partition (a warpgroup) runs a copy of the loop with only
+    what the copies need (scalars computed without side effects, else the
+    loop is expanded as above). `S` buffers per operand, and per buffer a
+    barrier for its copies and one its readers arrive on: the partition
+    waits for a buffer to be free, then copies into it; the default
+    region's loop waits for the copies, reads the buffers in place, and
+    frees the previous iteration's after its last read (the next
+    iteration's dots start after the wait for the previous ones).
   }];
   let options = [
     Option<"numStages", "num-stages", "unsigned", /*default=*/"3",

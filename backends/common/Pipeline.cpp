@@ -17,6 +17,7 @@
 #include "ir/Tile/TileOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
@@ -262,6 +263,45 @@ Operation *predicate(RewriterBase &rewriter, Operation *op, Value pred) {
   return nullptr;
 }
 
+/// Where the loop's loads were read: its converts become local loads of the
+/// iteration's buffer of `buffer`, its allocs that buffer (`viewType`, with
+/// `operand`'s transpose); the load goes.
+void readBuffers(RewriterBase &rewriter, scf::ForOp loop,
+                 OperandLoad &operand, Value buffer, MemDescType viewType) {
+  SmallVector<Operation *> reads(operand.converts.begin(),
+                                 operand.converts.end());
+  llvm::append_range(reads, operand.allocs);
+  for (Operation *read : reads) {
+    rewriter.setInsertionPoint(read);
+    Location at = read->getLoc();
+    Value slot =
+        emitSlot(rewriter, at, loop, viewType.getAllocShape().front());
+    Value view = MemDescIndexOp::create(rewriter, at, viewType, buffer, slot);
+    if (TransOp trans = operand.trans) {
+      ArrayRef<int32_t> order = trans.getOrder();
+      SmallVector<int64_t> shape, allocShape{viewType.getAllocShape().front()};
+      for (int32_t dim : order) {
+        shape.push_back(viewType.getShape()[dim]);
+        allocShape.push_back(viewType.getLayoutShape()[dim]);
+      }
+      auto transposed = MemDescType::get(
+          shape, viewType.getElementType(),
+          transposeSharedLayout(viewType.getEncoding(), order), true,
+          allocShape);
+      view = MemDescTransOp::create(rewriter, at, transposed, view,
+                                    trans.getOrderAttr());
+    }
+    if (auto convert = dyn_cast<ConvertLayoutOp>(read))
+      rewriter.replaceOpWithNewOp<LocalLoadOp>(convert, convert.getType(),
+                                               view);
+    else
+      rewriter.replaceOp(read, view);
+  }
+  if (operand.trans)
+    rewriter.eraseOp(operand.trans);
+  rewriter.eraseOp(operand.load);
+}
+
 /// Whether an op reading `alloc` in place feeds its result back to itself
 /// through `loop` (a dot accumulating over the loop): such a dot may run
 /// asynchronously, still reading its buffer an iteration later.
@@ -340,6 +380,231 @@ bool copiesLate(scf::ForOp loop, ArrayRef<OperandLoad> loads) {
   return macs / warps.getInt() >= (int64_t(1) << 18);
 }
 
+/// The ops of `block` before `loop` that `roots` need, in order; none
+/// where one may not run again on other warps: ops with memory effects
+/// (a descriptor's aside), regions or tensor results.
+std::optional<SmallVector<Operation *>> sliceBefore(scf::ForOp loop,
+                                                    ArrayRef<Value> roots) {
+  Block *block = loop->getBlock();
+  DenseSet<Operation *> needed;
+  SmallVector<Value> worklist(roots.begin(), roots.end());
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val().getDefiningOp();
+    if (!def || def->getBlock() != block || !needed.insert(def).second)
+      continue;
+    if (def->getNumRegions() ||
+        llvm::any_of(def->getResultTypes(), llvm::IsaPred<RankedTensorType>) ||
+        !(isMemoryEffectFree(def) || isa<MakeTensorDescriptorOp>(def)))
+      return std::nullopt;
+    llvm::append_range(worklist, def->getOperands());
+  }
+  SmallVector<Operation *> ordered;
+  for (Operation &op : *block)
+    if (needed.contains(&op))
+      ordered.push_back(&op);
+  return ordered;
+}
+
+/// The warps that issue a specialized loop's copies.
+constexpr unsigned kCopyingWarps = 4;
+
+/// Warp specialization of `loop` (`tl.range(..., warp_specialize=True)`),
+/// whose operand loads are all bulk copies and whose ops `ahead` compute
+/// them: the kernel becomes a tile.warp_specialize whose default region
+/// is the kernel as it was, and whose one partition of kCopyingWarps warps
+/// runs a copy of the loop with only `ahead` in it. There each iteration
+/// waits for its buffers to be free, then issues its copies; the default
+/// region's loop waits for them and, once the previous iteration's dots
+/// are done (the next one's reads come after their wait), frees that
+/// iteration's buffers. `stages` buffers per operand, each with a
+/// barrier tracking its copies and one its readers. Fails (leaving the
+/// loop as it was) where the copying warps would need more than scalars
+/// computed without side effects.
+LogicalResult specializeLoop(scf::ForOp loop, MutableArrayRef<OperandLoad> loads,
+                             const DenseSet<Operation *> &ahead,
+                             unsigned stages, const BulkCopies &bulk) {
+  auto func = dyn_cast<func::FuncOp>(loop->getParentOp());
+  auto module = loop->getParentOfType<ModuleOp>();
+  auto warps = module ? module->getAttrOfType<IntegerAttr>("tile.num_warps")
+                      : IntegerAttr();
+  if (!func || !warps)
+    return failure();
+  Block *body = loop.getBody();
+  // What the copying warps run: `ahead`, the values it carries round the
+  // loop, and what it reads from before the loop.
+  SmallVector<unsigned> carried;
+  SmallVector<Value> roots{loop.getLowerBound(), loop.getUpperBound(),
+                           loop.getStep()};
+  for (Operation *op : ahead) {
+    if (!isa<DescriptorLoadOp>(op) &&
+        llvm::any_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>))
+      return failure();
+    op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands()) {
+        auto arg = dyn_cast<BlockArgument>(operand);
+        if (arg && arg.getOwner() == body && arg.getArgNumber() > 0)
+          carried.push_back(arg.getArgNumber() - 1);
+        else if (!loop->isAncestor(operand.getParentRegion()->getParentOp()))
+          roots.push_back(operand);
+      }
+    });
+  }
+  llvm::sort(carried);
+  carried.erase(llvm::unique(carried), carried.end());
+  for (unsigned i : carried) {
+    if (isa<RankedTensorType>(loop.getInitArgs()[i].getType()))
+      return failure();
+    roots.push_back(loop.getInitArgs()[i]);
+  }
+  std::optional<SmallVector<Operation *>> before = sliceBefore(loop, roots);
+  if (!before)
+    return failure();
+
+  Location loc = loop.getLoc();
+  IRRewriter rewriter(loop.getContext());
+  unsigned readers = warps.getInt() * 32;
+  Block &entry = func.getBody().front();
+  rewriter.setInsertionPointToStart(&entry);
+  SmallVector<Value> buffers;
+  SmallVector<MemDescType> viewTypes;
+  for (OperandLoad &operand : loads) {
+    RankedTensorType type = operand.type();
+    SmallVector<int64_t> shape{int64_t(stages)};
+    llvm::append_range(shape, type.getShape());
+    Attribute encoding = bufferLayout(operand);
+    buffers.push_back(LocalAllocOp::create(
+        rewriter, loc, MemDescType::get(shape, type.getElementType(), encoding),
+        Value()));
+    viewTypes.push_back(MemDescType::get(type.getShape(),
+                                         type.getElementType(), encoding, true,
+                                         shape));
+  }
+  Value full = bulk.track(rewriter, loc, stages);
+  Value free = bulk.track(rewriter, loc, stages, readers);
+
+  // The kernel from here on is the default region.
+  auto specialized = WarpSpecializeOp::create(
+      rewriter, loc, rewriter.getDenseI32ArrayAttr({int32_t(kCopyingWarps)}),
+      DenseI32ArrayAttr(), IntegerAttr(), 1);
+  Block &computing = specialized.getDefaultRegion().emplaceBlock();
+  Block &copying = specialized.getPartitionRegions()[0].emplaceBlock();
+  computing.getOperations().splice(
+      computing.begin(), entry.getOperations(),
+      std::next(specialized->getIterator()),
+      entry.getTerminator()->getIterator());
+  for (Block *block : {&computing, &copying}) {
+    rewriter.setInsertionPointToEnd(block);
+    WarpYieldOp::create(rewriter, loc);
+  }
+  bulk.setRegisters(specialized, warps.getInt());
+
+  // The copying warps' loop.
+  rewriter.setInsertionPointToStart(&copying);
+  IRMapping map;
+  for (Operation *op : *before)
+    rewriter.clone(*op, map);
+  SmallVector<Value> inits;
+  for (unsigned i : carried)
+    inits.push_back(map.lookupOrDefault(loop.getInitArgs()[i]));
+  auto copier = scf::ForOp::create(
+      rewriter, loc, map.lookupOrDefault(loop.getLowerBound()),
+      map.lookupOrDefault(loop.getUpperBound()),
+      map.lookupOrDefault(loop.getStep()), inits);
+  map.map(loop.getInductionVar(), copier.getInductionVar());
+  for (auto [i, index] : llvm::enumerate(carried))
+    map.map(loop.getRegionIterArg(index), copier.getRegionIterArg(i));
+  Block *copierBody = copier.getBody();
+  if (!copierBody->empty())
+    rewriter.eraseOp(copierBody->getTerminator());
+  rewriter.setInsertionPointToEnd(copierBody);
+  for (Operation &op : body->without_terminator())
+    if (ahead.contains(&op))
+      rewriter.clone(op, map);
+  SmallVector<Value> yielded;
+  for (unsigned i : carried)
+    yielded.push_back(
+        map.lookupOrDefault(body->getTerminator()->getOperand(i)));
+  scf::YieldOp::create(rewriter, loc, yielded);
+  SmallVector<DescriptorLoadOp> copied;
+  for (OperandLoad &operand : loads)
+    copied.push_back(cast<DescriptorLoadOp>(
+        map.lookup(operand.load->getResult(0)).getDefiningOp()));
+  rewriter.setInsertionPoint(copied.back());
+  auto [slot, round] = emitSlotAndRound(rewriter, loc, copier, stages);
+  Value one = arith::ConstantIntOp::create(rewriter, loc, 1, 32);
+  bulk.wait(rewriter, loc, free, slot,
+            arith::AddIOp::create(rewriter, loc, round, one));
+  SmallVector<Value> views;
+  for (auto [buffer, viewType] : llvm::zip(buffers, viewTypes))
+    views.push_back(
+        MemDescIndexOp::create(rewriter, loc, viewType, buffer, slot));
+  SmallVector<Operation *> made;
+  bulk.copy(rewriter, loc, full, slot, copied, views, made,
+            /*readersDone=*/true);
+  for (DescriptorLoadOp load : copied)
+    rewriter.eraseOp(load);
+
+  // The computing warps' loop reads the buffers once the copies land.
+  Operation *firstRead = nullptr;
+  for (OperandLoad &operand : loads) {
+    SmallVector<Operation *> reads(operand.converts.begin(),
+                                   operand.converts.end());
+    llvm::append_range(reads, operand.allocs);
+    for (Operation *read : reads)
+      if (!firstRead || read->isBeforeInBlock(firstRead))
+        firstRead = read;
+  }
+  rewriter.setInsertionPoint(firstRead);
+  auto [readSlot, readRound] = emitSlotAndRound(rewriter, loc, loop, stages);
+  bulk.wait(rewriter, loc, full, readSlot, readRound);
+  for (auto [operand, buffer, viewType] : llvm::zip(loads, buffers, viewTypes))
+    readBuffers(rewriter, loop, operand, buffer, viewType);
+  // The addresses the copies took.
+  for (bool erased = true; erased;) {
+    erased = false;
+    for (Operation &op :
+         llvm::make_early_inc_range(llvm::reverse(body->without_terminator())))
+      if (op.use_empty() && isMemoryEffectFree(&op)) {
+        rewriter.eraseOp(&op);
+        erased = true;
+      }
+  }
+  // The previous iteration's buffers are free after the last read.
+  Operation *lastRead = nullptr;
+  for (Value buffer : buffers)
+    for (Operation *user : buffer.getUsers())
+      for (Operation *read : user->getResult(0).getUsers())
+        if (Operation *top = body->findAncestorOpInBlock(*read))
+          if (!lastRead || lastRead->isBeforeInBlock(top))
+            lastRead = top;
+  rewriter.setInsertionPointAfter(lastRead);
+  auto [iteration, count] = iterationAnd(rewriter, loc, loop, stages);
+  Value zero = arith::ConstantOp::create(
+      rewriter, loc, rewriter.getZeroAttr(iteration.getType()));
+  Value previous = toI32(
+      rewriter, loc,
+      arith::RemSIOp::create(
+          rewriter, loc,
+          arith::SubIOp::create(
+              rewriter, loc,
+              arith::AddIOp::create(rewriter, loc, iteration, count),
+              arith::ConstantOp::create(
+                  rewriter, loc,
+                  rewriter.getIntegerAttr(iteration.getType(), 1))),
+          count));
+  Value started = arith::CmpIOp::create(rewriter, loc,
+                                        arith::CmpIPredicate::ne, iteration,
+                                        zero);
+  bulk.arrive(rewriter, loc, free, previous, started);
+
+  rewriter.setInsertionPointAfter(loop);
+  bulk.release(rewriter, loc, full);
+  bulk.release(rewriter, loc, free);
+  for (Value buffer : llvm::reverse(buffers))
+    LocalDeallocOp::create(rewriter, loc, buffer);
+  return success();
+}
+
 /// Rewrites the operand loads of `loop` as copies into buffers and local
 /// loads of them, and pipelines it over `stages` stages.
 LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages,
@@ -372,6 +637,10 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages,
     if (Operation *def = yielded.getDefiningOp();
         def && ahead->contains(def) && !result.use_empty())
       return success();
+  if (loop->hasAttr(kWarpSpecializeAttr) && bulk &&
+      llvm::all_of(loads, [](const OperandLoad &load) { return load.bulk; }) &&
+      succeeded(specializeLoop(loop, loads, *ahead, stages, *bulk)))
+    return success();
   Location loc = loop.getLoc();
   IRRewriter rewriter(loop.getContext());
   bool late = copiesLate(loop, loads);
@@ -464,42 +733,9 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages,
   }
   Operation *wait =
       beforeWaits ? beforeWaits->getNextNode() : &body->front();
-  for (auto [operand, buffer, copied] : llvm::zip(loads, buffers, views)) {
-    auto viewType = cast<MemDescType>(copied.getType());
-    SmallVector<Operation *> reads(operand.converts.begin(),
-                                   operand.converts.end());
-    llvm::append_range(reads, operand.allocs);
-    for (Operation *read : reads) {
-      rewriter.setInsertionPoint(read);
-      Location at = read->getLoc();
-      Value slot =
-          emitSlot(rewriter, at, loop, viewType.getAllocShape().front());
-      Value view =
-          MemDescIndexOp::create(rewriter, at, viewType, buffer, slot);
-      if (TransOp trans = operand.trans) {
-        ArrayRef<int32_t> order = trans.getOrder();
-        SmallVector<int64_t> shape, allocShape{viewType.getAllocShape().front()};
-        for (int32_t dim : order) {
-          shape.push_back(viewType.getShape()[dim]);
-          allocShape.push_back(viewType.getLayoutShape()[dim]);
-        }
-        auto transposed = MemDescType::get(
-            shape, viewType.getElementType(),
-            transposeSharedLayout(viewType.getEncoding(), order), true,
-            allocShape);
-        view = MemDescTransOp::create(rewriter, at, transposed, view,
-                                      trans.getOrderAttr());
-      }
-      if (auto convert = dyn_cast<ConvertLayoutOp>(read))
-        rewriter.replaceOpWithNewOp<LocalLoadOp>(convert, convert.getType(),
-                                                 view);
-      else
-        rewriter.replaceOp(read, view);
-    }
-    if (operand.trans)
-      rewriter.eraseOp(operand.trans);
-    rewriter.eraseOp(operand.load);
-  }
+  for (auto [operand, buffer, copied] : llvm::zip(loads, buffers, views))
+    readBuffers(rewriter, loop, operand, buffer,
+                cast<MemDescType>(copied.getType()));
   // Copies past the end (masked off, they still write zeros) land before
   // the buffers' bytes serve anything else; bulk copies past the end are
   // not issued, and every other one was waited for.
@@ -576,6 +812,8 @@ struct TilePipelinePass
 } // namespace
 
 mlir::tile::BulkCopies::~BulkCopies() = default;
+
+void mlir::tile::BulkCopies::setRegisters(WarpSpecializeOp, unsigned) const {}
 
 LogicalResult mlir::tile::pipelineLoops(ModuleOp module, unsigned numStages,
                                         const BulkCopies *bulk) {

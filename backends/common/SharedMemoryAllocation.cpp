@@ -2,11 +2,13 @@
 //
 // Each tile.local_alloc gets a byte offset in the kernel's shared memory.
 // A buffer lives from its allocation to its last use (through the views made
-// of it, and those loops carry and branches yield), or to its local_dealloc; uses inside a loop or branch keep it alive
-// for the whole of that op. Buffers whose lives overlap get disjoint bytes,
-// placed largest first at the lowest offset that fits. Ops that buffers live
-// across (a loop's layout conversions, say) get their scratch after those
-// buffers; elsewhere scratch starts at 0.
+// of it, and those loops carry and branches yield), or to its
+// local_dealloc; uses inside a loop or branch keep it alive for the whole
+// of that op (a tile.warp_specialize's: see lastUse). Buffers whose lives
+// overlap get disjoint bytes, placed largest first at the lowest offset
+// that fits. Ops that buffers live across (a loop's layout conversions,
+// say) get their scratch after those buffers; elsewhere scratch starts at
+// 0.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,6 +51,17 @@ struct Buffer {
   }
 };
 
+/// The tile.warp_specialize of the partition `op` is in; null where none.
+WarpSpecializeOp partitionOf(Operation *op) {
+  for (Region *region = op->getParentRegion(); region;
+       region = region->getParentOp()->getParentRegion()) {
+    auto specialized = dyn_cast<WarpSpecializeOp>(region->getParentOp());
+    if (specialized && region != &specialized.getDefaultRegion())
+      return specialized;
+  }
+  return {};
+}
+
 int64_t bufferBytes(MemDescType type) {
   int64_t elements = 1;
   for (int64_t size : type.getAllocShape())
@@ -73,6 +86,20 @@ void allocateFunction(func::FuncOp func, int64_t &buffersEnd,
           order[op].second =
               std::max(order[op].second, order[&block.back()].second);
   });
+
+  // A use inside a tile.warp_specialize (`there`, in the allocation's
+  // block): in its default region where it is there, else at its start
+  // (the partitions start with the default region; a buffer they share
+  // with it is the default region's to free).
+  auto lastUse = [&](Operation *there, Operation *user) {
+    auto specialized = dyn_cast<WarpSpecializeOp>(there);
+    if (!specialized || there == user)
+      return order[there].second;
+    Region &computing = specialized.getDefaultRegion();
+    if (!computing.isAncestor(user->getParentRegion()))
+      return order[there].first;
+    return order[computing.front().findAncestorOpInBlock(*user)].second;
+  };
 
   SmallVector<Buffer> buffers;
   func.walk([&](LocalAllocOp alloc) {
@@ -100,9 +127,14 @@ void allocateFunction(func::FuncOp func, int64_t &buffersEnd,
           views.push_back(
               user->getParentOp()->getResult(use.getOperandNumber()));
         if (Operation *there = block->findAncestorOpInBlock(*user))
-          buffer.last = std::max(buffer.last, order[there].second);
+          buffer.last = std::max(buffer.last, lastUse(there, user));
       }
     }
+    // Partitions run alongside the default region: their own buffers live
+    // across the whole op.
+    if (WarpSpecializeOp specialized = partitionOf(alloc))
+      buffer.first = order[specialized].first,
+      buffer.last = std::max(buffer.last, order[specialized].second);
     buffers.push_back(buffer);
   });
 
@@ -139,9 +171,12 @@ void allocateFunction(func::FuncOp func, int64_t &buffersEnd,
   if (buffers.empty())
     return;
   func.walk([&](Operation *op) {
-    int64_t at = order[op].first, end = 0;
+    // An op of a partition may run at any time in its op's life.
+    int64_t first = order[op].first, last = first, end = 0;
+    if (WarpSpecializeOp specialized = partitionOf(op))
+      std::tie(first, last) = order[specialized];
     for (Buffer &buffer : buffers)
-      if (buffer.first <= at && at <= buffer.last)
+      if (buffer.first <= last && first <= buffer.last)
         end = std::max(end, buffer.offset + buffer.bytes);
     if (end)
       scratchBases[op] = alignTo(end, 16);

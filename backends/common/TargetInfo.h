@@ -29,6 +29,14 @@ namespace mlir::tile {
 
 struct LoweringState;
 
+/// The warps that run the ops of a region of a tile.warp_specialize: the
+/// first and how many, and which of its regions it is (0: the default).
+struct WarpRegion {
+  unsigned firstWarp, numWarps, index;
+};
+/// Those of the region `block` is in, where it is in one.
+std::optional<WarpRegion> warpsAt(Block *block);
+
 class TargetInfo {
 public:
   virtual ~TargetInfo();
@@ -40,7 +48,8 @@ public:
   virtual Value programId(OpBuilder &b, Location loc, ProgramAxis axis) const = 0;
   virtual Value numPrograms(OpBuilder &b, Location loc,
                             ProgramAxis axis) const = 0;
-  /// The thread's index in its (one-dimensional) block (i32).
+  /// The thread's index in its (one-dimensional) block (i32); in a region
+  /// of a tile.warp_specialize (warpsAt), in the region's warps.
   virtual Value threadId(OpBuilder &b, Location loc) const = 0;
 
   /// The i32 `value` of lane `lane ^ mask` of the warp.
@@ -49,9 +58,18 @@ public:
   /// The i32 `value` of lane `lane` (an i32 value).
   virtual Value shuffleIndex(OpBuilder &b, Location loc, Value value,
                              Value lane) const = 0;
-  /// Waits for every thread of the block, and makes their shared-memory
-  /// writes visible.
+  /// Waits for every thread of the block (in a region of a
+  /// tile.warp_specialize, of the region's warps), and makes their
+  /// shared-memory writes visible.
   virtual void barrier(OpBuilder &b, Location loc) const = 0;
+
+  /// Whether regions of a tile.warp_specialize can run on warps of their
+  /// own: barriers over some warps of the block, and threadId in them.
+  virtual bool hasWarpSpecialization() const { return false; }
+  /// Makes the calling warpgroup keep `count` registers per thread, more
+  /// than it has (`increase`) or fewer.
+  virtual void setRegisters(OpBuilder &b, Location loc, unsigned count,
+                            bool increase) const {}
 
   virtual unsigned getGlobalAddressSpace() const = 0;
   virtual unsigned getSharedAddressSpace() const = 0;

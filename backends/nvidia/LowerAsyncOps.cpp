@@ -35,9 +35,10 @@ FailureOr<Value> bufferAddress(OpBuilder &b, Location loc, Operation *op,
       .getResult();
 }
 
-/// Whether this is thread 0 of the block.
-Value isFirstThread(OpBuilder &b, Location loc) {
-  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+/// Whether this is thread 0 of the block (of the region's warps in a
+/// tile.warp_specialize).
+Value isFirstThread(OpBuilder &b, Location loc, const TargetInfo &target) {
+  Value tid = target.threadId(b, loc);
   Value zero = arith::ConstantIntOp::create(b, loc, 0, 32);
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
 }
@@ -136,8 +137,9 @@ void forEachBox(OpBuilder &b, Location loc, Value pred, MemDescType buffer,
 }
 
 /// Where `pred` (i1, or none) holds in the block's thread 0.
-Value firstThreadWhere(OpBuilder &b, Location loc, Value pred) {
-  Value first = isFirstThread(b, loc);
+Value firstThreadWhere(OpBuilder &b, Location loc, const TargetInfo &target,
+                       Value pred) {
+  Value first = isFirstThread(b, loc, target);
   return pred ? arith::AndIOp::create(b, loc, first, pred).getResult()
               : first;
 }
@@ -168,7 +170,7 @@ public:
     Location loc = op.getLoc();
     state.target.barrier(rewriter, loc);
     if (failed(onBarrier(rewriter, op, adaptor.getBarrier(),
-                         isFirstThread(rewriter, loc),
+                         isFirstThread(rewriter, loc, state.target),
                          "mbarrier.init.shared::cta.b64 [$1], " +
                              std::to_string(op.getCount()))))
       return failure();
@@ -186,7 +188,7 @@ public:
                   ConversionPatternRewriter &rewriter) const override {
     state.target.barrier(rewriter, op.getLoc());
     return onBarrier(rewriter, op, adaptor.getBarrier(),
-                     isFirstThread(rewriter, op.getLoc()),
+                     isFirstThread(rewriter, op.getLoc(), state.target),
                      "mbarrier.inval.shared::cta.b64 [$1]");
   }
 };
@@ -199,7 +201,7 @@ public:
   matchAndRewrite(BarrierExpectOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     return onBarrier(rewriter, op, adaptor.getBarrier(),
-                     firstThreadWhere(rewriter, op.getLoc(),
+                     firstThreadWhere(rewriter, op.getLoc(), state.target,
                                       adaptor.getPred().front()),
                      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$1], " +
                          std::to_string(op.getBytes()));
@@ -261,7 +263,7 @@ public:
       return failure();
     unsigned rank = op.getCoords().size();
     forEachBox(rewriter, loc,
-               firstThreadWhere(rewriter, loc, adaptor.getPred().front()),
+               firstThreadWhere(rewriter, loc, state.target, adaptor.getPred().front()),
                op.getResult().getType(), *dst, adaptor.getDesc().front(), *bar,
                adaptor.getCoords(), [&](unsigned first) {
                  return ("cp.async.bulk.tensor." + Twine(rank) +
@@ -287,7 +289,7 @@ public:
     if (failed(src))
       return failure();
     unsigned rank = op.getCoords().size();
-    Value first = isFirstThread(rewriter, loc);
+    Value first = isFirstThread(rewriter, loc, state.target);
     forEachBox(rewriter, loc, first, op.getSrc().getType(), *src,
                adaptor.getDesc().front(), Value(), adaptor.getCoords(),
                [&](unsigned firstCoord) {

@@ -196,7 +196,12 @@ Value NvidiaTargetInfo::numPrograms(OpBuilder &b, Location loc,
 }
 
 Value NvidiaTargetInfo::threadId(OpBuilder &b, Location loc) const {
-  return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  std::optional<WarpRegion> region = warpsAt(b.getInsertionBlock());
+  if (!region || !region->firstWarp)
+    return tid;
+  return arith::SubIOp::create(b, loc, tid,
+                               i32(b, loc, region->firstWarp * 32));
 }
 
 Value NvidiaTargetInfo::shuffleXor(OpBuilder &b, Location loc, Value value,
@@ -210,7 +215,24 @@ Value NvidiaTargetInfo::shuffleIndex(OpBuilder &b, Location loc, Value value,
 }
 
 void NvidiaTargetInfo::barrier(OpBuilder &b, Location loc) const {
-  NVVM::Barrier0Op::create(b, loc);
+  std::optional<WarpRegion> region = warpsAt(b.getInsertionBlock());
+  if (!region) {
+    NVVM::Barrier0Op::create(b, loc);
+    return;
+  }
+  // Barrier 0 is the block's; each region of a warp_specialize its own.
+  inlineAsm(b, loc, LLVM::LLVMVoidType::get(b.getContext()), {},
+            "bar.sync " + std::to_string(region->index + 1) + ", " +
+                std::to_string(region->numWarps * 32) + ";",
+            "");
+}
+
+void NvidiaTargetInfo::setRegisters(OpBuilder &b, Location loc,
+                                    unsigned count, bool increase) const {
+  inlineAsm(b, loc, LLVM::LLVMVoidType::get(b.getContext()), {},
+            std::string("setmaxnreg.") + (increase ? "inc" : "dec") +
+                ".sync.aligned.u32 " + std::to_string(count) + ";",
+            "");
 }
 
 Value NvidiaTargetInfo::loadGlobal(OpBuilder &b, Location loc, Value ptr,

@@ -32,6 +32,9 @@ public:
   Value shuffleIndex(OpBuilder &b, Location loc, Value value,
                      Value lane) const override;
   void barrier(OpBuilder &b, Location loc) const override;
+  bool hasWarpSpecialization() const override { return true; }
+  void setRegisters(OpBuilder &b, Location loc, unsigned count,
+                    bool increase) const override;
   unsigned getGlobalAddressSpace() const override { return 1; }
   unsigned getSharedAddressSpace() const override { return 3; }
   Value loadGlobal(OpBuilder &b, Location loc, Value ptr, Type type,

@@ -216,24 +216,27 @@ public:
     return canCopyInto(load.getDesc(), encoding);
   }
 
-  Value track(OpBuilder &b, Location loc, unsigned count) const override {
+  Value track(OpBuilder &b, Location loc, unsigned count,
+              unsigned arrivals) const override {
     auto type = MemDescType::get({int64_t(count), 1}, b.getI64Type(),
                                  barrierLayout(b.getContext()), true);
     Value barriers = LocalAllocOp::create(b, loc, type, Value());
     for (unsigned i = 0; i < count; ++i)
       InitBarrierOp::create(
-          b, loc, barrierAt(b, loc, barriers, constantIndex(b, loc, i)), 1);
+          b, loc, barrierAt(b, loc, barriers, constantIndex(b, loc, i)),
+          arrivals);
     return barriers;
   }
 
   void copy(OpBuilder &b, Location loc, Value tracker, Value slot,
             ArrayRef<DescriptorLoadOp> loads, ArrayRef<Value> views,
-            SmallVectorImpl<Operation *> &made) const override {
+            SmallVectorImpl<Operation *> &made,
+            bool readersDone) const override {
     // Every warpgroup is done with the buffer about to be refilled.
     auto module =
         b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
     auto warps = module->getAttrOfType<IntegerAttr>("tile.num_warps");
-    if (!warps || warps.getInt() > 4)
+    if (!readersDone && (!warps || warps.getInt() > 4))
       made.push_back(BarrierOp::create(b, loc));
     Value barrier = barrierAt(b, loc, tracker, slot);
     Value yes = constantBool(b, loc, true);
@@ -259,6 +262,32 @@ public:
     Value phase =
         arith::AndIOp::create(b, loc, round, constantIndex(b, loc, 1));
     WaitBarrierOp::create(b, loc, barrierAt(b, loc, tracker, slot), phase);
+  }
+
+  void arrive(OpBuilder &b, Location loc, Value tracker, Value slot,
+              Value pred) const override {
+    ArriveBarrierOp::create(b, loc, barrierAt(b, loc, tracker, slot), 1,
+                            pred);
+  }
+
+  /// With 8 or more warps computing, the copying warpgroup gives up its
+  /// registers to them: each block starts with the most registers per
+  /// thread its threads can all have (ptxas allocates that many where a
+  /// kernel sets its registers), the copying warpgroup keeps 40 and the
+  /// others share the rest.
+  void setRegisters(WarpSpecializeOp op, unsigned numWarps) const override {
+    unsigned copying = op.getPartitionNumWarps()[0];
+    if (numWarps < 8 || numWarps % 4 || op.getPartitionNumWarps().size() != 1)
+      return;
+    unsigned threads = (numWarps + copying) * 32;
+    unsigned start = std::min(255u, 65536 / threads) / 8 * 8;
+    unsigned kept = 40;
+    unsigned computing =
+        std::min(256u, (start * threads - kept * copying * 32) /
+                           (numWarps * 32) / 8 * 8);
+    Builder b(op.getContext());
+    op.setPartitionNumRegsAttr(b.getDenseI32ArrayAttr({int32_t(kept)}));
+    op.setDefaultNumRegsAttr(b.getI32IntegerAttr(computing));
   }
 
   void release(OpBuilder &b, Location loc, Value tracker) const override {

@@ -28,6 +28,12 @@ inline constexpr llvm::StringLiteral kNumStagesAttr = "tile.num_stages";
 /// The fused loop keeps it.
 inline constexpr llvm::StringLiteral kFlattenAttr = "tile.flatten";
 
+/// On an scf.for: a partition of warps of its own issues the loop's
+/// copies, for the others to wait on (Triton's `tl.range(...,
+/// warp_specialize=True)`); see tile-pipeline.
+inline constexpr llvm::StringLiteral kWarpSpecializeAttr =
+    "tile.warp_specialize";
+
 /// On a tile.descriptor_load: the target copies the block in bulk itself
 /// (Hopper's TMA), so tile-lower-descriptors leaves it.
 inline constexpr llvm::StringLiteral kBulkCopyAttr = "tile.bulk_copy";

@@ -881,3 +881,52 @@ LogicalResult DescriptorReduceOp::verify() {
     return failure();
   return verifyRMWKind(*this, getKind(), getValue().getType().getElementType());
 }
+
+//===----------------------------------------------------------------------===//
+// Warp specialization
+//===----------------------------------------------------------------------===//
+
+LogicalResult WarpSpecializeOp::verify() {
+  ArrayRef<int32_t> warps = getPartitionNumWarps();
+  if (warps.size() != getPartitionRegions().size())
+    return emitOpError() << "has " << getPartitionRegions().size()
+                         << " partitions but " << warps.size()
+                         << " partition_num_warps";
+  if (llvm::any_of(warps, [](int32_t n) { return n <= 0; }))
+    return emitOpError("partition_num_warps must be positive");
+  std::optional<ArrayRef<int32_t>> regs = getPartitionNumRegs();
+  if (!regs) {
+    if (getDefaultNumRegs())
+      return emitOpError("default_num_regs needs partition_num_regs");
+    return success();
+  }
+  if (regs->size() != warps.size() || !getDefaultNumRegs())
+    return emitOpError("partition_num_regs needs one count per partition "
+                       "and default_num_regs");
+  SmallVector<int32_t> counts(*regs);
+  counts.push_back(*getDefaultNumRegs());
+  if (llvm::any_of(counts,
+                   [](int32_t n) { return n < 24 || n > 256 || n % 8; }))
+    return emitOpError("register counts must be multiples of 8 in [24, 256]");
+  // setmaxnreg is per warpgroup.
+  if (llvm::any_of(warps, [](int32_t n) { return n % 4; }))
+    return emitOpError("partitions that set their registers must have whole "
+                       "warpgroups (multiples of 4 warps)");
+  return success();
+}
+
+std::pair<unsigned, unsigned> WarpSpecializeOp::warpsOf(unsigned index,
+                                                        unsigned numWarps) {
+  if (index == 0)
+    return {0, numWarps};
+  unsigned first = numWarps;
+  ArrayRef<int32_t> warps = getPartitionNumWarps();
+  for (unsigned i = 0; i + 1 < index; ++i)
+    first += warps[i];
+  return {first, warps[index - 1]};
+}
+
+unsigned WarpSpecializeOp::totalWarps(unsigned numWarps) {
+  auto [first, count] = warpsOf(getPartitionNumWarps().size(), numWarps);
+  return first + count;
+}

@@ -890,4 +890,54 @@ def Tile_BarrierOp : Tile_Op<"barrier", [
   let assemblyFormat = "attr-dict";
 }
 
+def Tile_WarpYieldOp : Tile_Op<"warp_yield", [Pure, Terminator,
+    HasParent<"WarpSpecializeOp">]> {
+  let summary = "end a region of tile.warp_specialize";
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [
+    RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"WarpYieldOp">]> {
+  let summary = "run regions at once on disjoint groups of warps";
+  let description = [{
+    The program's warps (`tile.num_warps` of the module) run the default
+    region; partition i runs at the same time on `partition_num_warps[i]`
+    warps of its own, launched after them. Ops in a region see its warps
+    as the whole program: thread and warp indices start at 0 there, and a
+    barrier waits for the region's warps alone. Regions read the values
+    defined above and share memory only through buffers allocated before
+    the op (and mbarriers to order their accesses).
+
+    Where `partition_num_regs` is given, each region's warpgroups set the
+    registers per thread they keep (Hopper's setmaxnreg): the default
+    region `default_num_regs`, partition i `partition_num_regs[i]`; every
+    region's warps then come in whole warpgroups.
+
+    ```mlir
+    tile.warp_specialize {partition_num_warps = array<i32: 4>} default {
+      ...
+    } partitions {
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins DenseI32ArrayAttr:$partition_num_warps,
+                   OptionalAttr<DenseI32ArrayAttr>:$partition_num_regs,
+                   OptionalAttr<I32Attr>:$default_num_regs);
+  let regions = (region SizedRegion<1>:$defaultRegion,
+                 VariadicRegion<SizedRegion<1>>:$partitionRegions);
+  let assemblyFormat = [{
+    attr-dict `default` $defaultRegion `partitions` $partitionRegions
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The first warp and the warps of region `index` (0: the default
+    /// region, i + 1: partition i), given the module's `numWarps`.
+    std::pair<unsigned, unsigned> warpsOf(unsigned index, unsigned numWarps);
+    /// Every warp the op runs on.
+    unsigned totalWarps(unsigned numWarps);
+  }];
+}
+
 #endif // TESSERA_IR_TILE_TILEOPS_TD

@@ -282,7 +282,7 @@ PYBIND11_MODULE(_tessera, m) {
       .def("end_combiner", &Builder::endCombiner)
       .def("begin_for", &Builder::beginFor, py::arg("lower"), py::arg("upper"),
            py::arg("step"), py::arg("carried"), py::arg("num_stages") = 0,
-           py::arg("flatten") = false)
+           py::arg("flatten") = false, py::arg("warp_specialize") = false)
       .def("end_for", &Builder::endFor)
       .def("begin_if", &Builder::beginIf)
       .def("begin_else", &Builder::beginElse)

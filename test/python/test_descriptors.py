@@ -41,13 +41,13 @@ def add_into(desc, value_ptr, BM: tl.constexpr, BN: tl.constexpr):
 
 @triton.jit
 def matmul_desc(a_desc, b_desc, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
-                BK: tl.constexpr):
+                BK: tl.constexpr, WARP_SPECIALIZE: tl.constexpr = False):
     """C = A @ B with A and B read through descriptors and C made in the
     kernel (`tl.make_tensor_descriptor`)."""
     pm = tl.program_id(0) * BM
     pn = tl.program_id(1) * BN
     acc = tl.zeros((BM, BN), tl.float32)
-    for k in range(0, tl.cdiv(K, BK)):
+    for k in tl.range(0, tl.cdiv(K, BK), warp_specialize=WARP_SPECIALIZE):
         acc = tl.dot(a_desc.load([pm, k * BK]), b_desc.load([k * BK, pn]), acc)
     c_desc = tl.make_tensor_descriptor(c_ptr, [M, N], [N, 1], [BM, BN])
     c_desc.store([pm, pn], acc)
@@ -96,14 +96,14 @@ def persistent_matmul(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.
 
 @triton.jit
 def attention_desc(q_desc, k_desc, v_desc, o_ptr, N, sm_scale, D: tl.constexpr,
-                   BM: tl.constexpr, BN: tl.constexpr):
+                   BM: tl.constexpr, BN: tl.constexpr, WARP_SPECIALIZE: tl.constexpr = False):
     """Flash attention's forward through descriptors (tutorial 06's form)."""
     start_m = tl.program_id(0) * BM
     q = q_desc.load([start_m, 0])
     m_i = tl.zeros([BM], tl.float32) - float("inf")
     l_i = tl.zeros([BM], tl.float32) + 1.0
     acc = tl.zeros([BM, D], tl.float32)
-    for start_n in range(0, N, BN):
+    for start_n in tl.range(0, N, BN, warp_specialize=WARP_SPECIALIZE):
         qk = tl.dot(q, tl.trans(k_desc.load([start_n, 0]))) * sm_scale
         m_ij = tl.maximum(m_i, tl.max(qk, 1))
         p = tl.exp(qk - m_ij[:, None])
@@ -231,7 +231,9 @@ def test_matmul_through_descriptors(device, rng, M, N, K):
                          [(128, 128, 64, 128, 64, 32, 4, 3), (200, 144, 80, 128, 128, 64, 8, 3),
                           (256, 64, 320, 64, 64, 64, 4, 4), (130, 80, 48, 64, 256, 32, 4, 2),
                           (64, 96, 16, 64, 32, 64, 4, 1), (192, 48, 96, 64, 16, 16, 4, 3)])
-def test_matmul_through_bulk_copies(device, rng, M, N, K, BM, BN, BK, warps, stages):
+@pytest.mark.parametrize("warp_specialize", [False, True])
+def test_matmul_through_bulk_copies(device, rng, M, N, K, BM, BN, BK, warps, stages,
+                                    warp_specialize):
     a = rng.standard_normal((M, K)).astype(np.float16)
     b = rng.standard_normal((K, N)).astype(np.float16)
     expected = a.astype(np.float64) @ b.astype(np.float64)
@@ -239,8 +241,10 @@ def test_matmul_through_bulk_copies(device, rng, M, N, K, BM, BN, BK, warps, sta
     c = np.zeros((M, N), np.float32)
     matmul_desc[grid](TensorDescriptor.from_tensor(a, [BM, BK]),
                       TensorDescriptor.from_tensor(b, [BK, BN]), c, M, N, K, BM, BN, BK,
-                      num_warps=warps, num_stages=stages)
+                      warp_specialize, num_warps=warps, num_stages=stages)
     np.testing.assert_allclose(c, expected, rtol=1e-2, atol=1e-2)
+    if warp_specialize:
+        return
     c = np.zeros((M, N), np.float32)
     matmul_in_kernel_desc[grid](a, b, c, M, N, K, BM, BN, BK, num_warps=warps,
                                 num_stages=stages)
@@ -282,24 +286,57 @@ def test_persistent_matmul(device, rng, warp_specialize, subtile, K):
             assert binary.shared_bytes == whole.shared_bytes - 128 * 64 * 2
 
 
+@pytest.mark.parametrize("warp_specialize", [False, True])
 @pytest.mark.parametrize("D,BM,BN,warps", [(64, 64, 64, 4), (128, 128, 64, 8)])
-def test_attention_through_descriptors(device, rng, D, BM, BN, warps):
+def test_attention_through_descriptors(device, rng, D, BM, BN, warps, warp_specialize):
     """Chained dots on wgmma (p from registers), K and V copied by TMA on
-    sm_90a, K transposed in shared memory."""
+    sm_90a, K transposed in shared memory; with warp_specialize, by a
+    warpgroup of their own."""
     N = 256
     q, k, v = (rng.standard_normal((N, D)).astype(np.float16) for _ in range(3))
     o = np.zeros((N, D), np.float32)
     descs = [TensorDescriptor.from_tensor(t, [BM if t is q else BN, D]) for t in (q, k, v)]
-    attention_desc[(N // BM,)](*descs, o, N, 1 / np.sqrt(D), D, BM, BN, num_warps=warps)
+    attention_desc[(N // BM,)](*descs, o, N, 1 / np.sqrt(D), D, BM, BN, warp_specialize,
+                               num_warps=warps)
     s = q.astype(np.float64) @ k.astype(np.float64).T / np.sqrt(D)
     p = np.exp(s - s.max(1, keepdims=True))
     np.testing.assert_allclose(o, (p / p.sum(1, keepdims=True)) @ v.astype(np.float64),
                                rtol=2e-2, atol=2e-2)
     if device == "interpreter":
         binary = attention_desc.warmup(*descs, o, N, 1 / np.sqrt(D), D, BM, BN,
-                                       num_warps=warps).binary_for("cuda:90")
+                                       warp_specialize, num_warps=warps).binary_for("cuda:90")
         assert len(binary.tensor_maps) == 3
         assert "wgmma.mma_async" in binary.assembly
+        assert binary.num_warps == warps + 4 * warp_specialize
+
+
+def test_warp_specialized_copies():
+    """tl.range(..., warp_specialize=True) on sm_90a: a warpgroup of its own
+    issues the TMA copies, the block launches with it (12 warps), and with
+    8 computing warps it gives them its registers. Where the target has no
+    TMA (sm_80), or the copies need what only the computing warps have,
+    the loop is pipelined as without it."""
+    a = np.zeros((256, 128), np.float16)
+    b = np.zeros((128, 256), np.float16)
+    c = np.zeros((256, 256), np.float32)
+    args = (TensorDescriptor.from_tensor(a, [128, 64]), TensorDescriptor.from_tensor(b, [64, 128]),
+            c, 256, 256, 128, 128, 128, 64)
+    compiled = matmul_desc.warmup(*args, WARP_SPECIALIZE=True, num_warps=8, grid=(2, 2))
+    binary = compiled.compile_for("cuda:90")
+    assert binary.num_warps == 12
+    assert "tile.warp_specialize" in binary.tile_layout
+    ptx = compiled.asm["ptx"]
+    assert ".reqntid 384, 1, 1" in ptx
+    assert "setmaxnreg.inc.sync.aligned.u32 232;" in ptx
+    assert "setmaxnreg.dec.sync.aligned.u32 40;" in ptx
+    assert "bar.sync 1, 256;" in ptx
+    plain = matmul_desc.warmup(*args, WARP_SPECIALIZE=False, num_warps=8, grid=(2, 2))
+    assert plain.compile_for("cuda:90").num_warps == 8
+    assert compiled.binary_for("cuda:80").num_warps == 8
+    assert "warp_specialize" not in compiled.binary_for("cuda:80").tile_layout
+    four = matmul_desc.warmup(*args, WARP_SPECIALIZE=True, num_warps=4, grid=(2, 2))
+    assert four.compile_for("cuda:90").num_warps == 8
+    assert "setmaxnreg" not in four.asm["ptx"]
 
 
 def test_bulk_copies_on_hopper():

@@ -430,11 +430,12 @@ class CodeGenerator(ast.NodeVisitor):
         num_stages = _unwrap(spec.num_stages)
         if num_stages is not None and (not isinstance(num_stages, int) or num_stages < 1):
             raise self._error(node, f"num_stages must be a positive integer, got {num_stages!r}")
-        flatten = _unwrap(spec.flatten)
-        if _is_tensor(flatten):
-            raise self._error(node, "flatten must be known at compile time")
+        flatten, specialize = _unwrap(spec.flatten), _unwrap(spec.warp_specialize)
+        for name, value in (("flatten", flatten), ("warp_specialize", specialize)):
+            if _is_tensor(value):
+                raise self._error(node, f"{name} must be known at compile time")
         args = self.builder.begin_for(lower.handle, upper.handle, step.handle, inits,
-                                      num_stages or 0, bool(flatten))
+                                      num_stages or 0, bool(flatten), bool(specialize))
         index = tensor(args[0])
         if descending:
             index = spec.start + index * _unwrap(spec.step)

@@ -606,7 +606,9 @@ class range:
     """A loop over a range evaluated when the kernel runs (`tl.range`).
     `flatten=True` fuses it with the loop inside it into one loop, which the
     pipeliner then runs across the outer iterations (a persistent kernel's
-    tiles)."""
+    tiles). `warp_specialize=True` has a warpgroup of its own issue the
+    loop's tensor-descriptor copies (on Hopper), for the kernel's warps to
+    wait on."""
 
     def __init__(self, arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
                  warp_specialize=False, flatten=False, disallow_acc_multi_buffer=False):
@@ -617,6 +619,7 @@ class range:
         self.step = 1 if step is None else step
         self.num_stages = num_stages
         self.flatten = flatten
+        self.warp_specialize = warp_specialize
 
 
 class static_range:
