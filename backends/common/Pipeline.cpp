@@ -405,6 +405,38 @@ std::optional<SmallVector<Operation *>> sliceBefore(scf::ForOp loop,
   return ordered;
 }
 
+/// Arrives on `free` for the previous iteration's buffers (of `count`)
+/// after the last op of `loop`'s body reading `buffers`; not in the first.
+void freePrevious(RewriterBase &rewriter, scf::ForOp loop,
+                  const BulkCopies &bulk, Value free, ArrayRef<Value> buffers,
+                  unsigned count) {
+  Block *body = loop.getBody();
+  Location loc = loop.getLoc();
+  Operation *lastRead = nullptr;
+  for (Value buffer : buffers)
+    for (Operation *user : buffer.getUsers())
+      for (Operation *read : user->getResult(0).getUsers())
+        if (Operation *top = body->findAncestorOpInBlock(*read))
+          if (!lastRead || lastRead->isBeforeInBlock(top))
+            lastRead = top;
+  rewriter.setInsertionPointAfter(lastRead);
+  auto [iteration, total] = iterationAnd(rewriter, loc, loop, count);
+  Type type = iteration.getType();
+  Value one = arith::ConstantOp::create(rewriter, loc,
+                                        rewriter.getIntegerAttr(type, 1));
+  Value zero = arith::ConstantOp::create(rewriter, loc,
+                                         rewriter.getZeroAttr(type));
+  Value back = arith::SubIOp::create(
+      rewriter, loc, arith::AddIOp::create(rewriter, loc, iteration, total),
+      one);
+  Value previous = toI32(rewriter, loc,
+                         arith::RemSIOp::create(rewriter, loc, back, total));
+  Value started = arith::CmpIOp::create(rewriter, loc,
+                                        arith::CmpIPredicate::ne, iteration,
+                                        zero);
+  bulk.arrive(rewriter, loc, free, previous, started);
+}
+
 /// The warps that issue a specialized loop's copies.
 constexpr unsigned kCopyingWarps = 4;
 
@@ -414,9 +446,8 @@ constexpr unsigned kCopyingWarps = 4;
 /// is the kernel as it was, and whose one partition of kCopyingWarps warps
 /// runs a copy of the loop with only `ahead` in it. There each iteration
 /// waits for its buffers to be free, then issues its copies; the default
-/// region's loop waits for them and, once the previous iteration's dots
-/// are done (the next one's reads come after their wait), frees that
-/// iteration's buffers. `stages` buffers per operand, each with a
+/// region's loop waits for them and frees the buffers once its dots are
+/// done with them. `stages` buffers per operand, each with a
 /// barrier tracking its copies and one its readers. Fails (leaving the
 /// loop as it was) where the copying warps would need more than scalars
 /// computed without side effects.
@@ -460,6 +491,11 @@ LogicalResult specializeLoop(scf::ForOp loop, MutableArrayRef<OperandLoad> loads
   if (!before)
     return failure();
 
+  bool inFlight = llvm::any_of(loads, [&](OperandLoad &operand) {
+    return llvm::any_of(operand.allocs, [&](LocalAllocOp alloc) {
+      return accumulatesInPlace(loop, alloc);
+    });
+  });
   Location loc = loop.getLoc();
   IRRewriter rewriter(loop.getContext());
   unsigned readers = warps.getInt() * 32;
@@ -569,33 +605,18 @@ LogicalResult specializeLoop(scf::ForOp loop, MutableArrayRef<OperandLoad> loads
         erased = true;
       }
   }
-  // The previous iteration's buffers are free after the last read.
-  Operation *lastRead = nullptr;
-  for (Value buffer : buffers)
-    for (Operation *user : buffer.getUsers())
-      for (Operation *read : user->getResult(0).getUsers())
-        if (Operation *top = body->findAncestorOpInBlock(*read))
-          if (!lastRead || lastRead->isBeforeInBlock(top))
-            lastRead = top;
-  rewriter.setInsertionPointAfter(lastRead);
-  auto [iteration, count] = iterationAnd(rewriter, loc, loop, stages);
-  Value zero = arith::ConstantOp::create(
-      rewriter, loc, rewriter.getZeroAttr(iteration.getType()));
-  Value previous = toI32(
-      rewriter, loc,
-      arith::RemSIOp::create(
-          rewriter, loc,
-          arith::SubIOp::create(
-              rewriter, loc,
-              arith::AddIOp::create(rewriter, loc, iteration, count),
-              arith::ConstantOp::create(
-                  rewriter, loc,
-                  rewriter.getIntegerAttr(iteration.getType(), 1))),
-          count));
-  Value started = arith::CmpIOp::create(rewriter, loc,
-                                        arith::CmpIPredicate::ne, iteration,
-                                        zero);
-  bulk.arrive(rewriter, loc, free, previous, started);
+  // A dot accumulating over the loop still reads its buffers in the next
+  // iteration (one in flight): an iteration's buffers are free after the
+  // next one's last read, by which the dot is waited for. Else at the end
+  // of the iteration (a backend waiting for dots there waits before it).
+  if (inFlight)
+    freePrevious(rewriter, loop, bulk, free, buffers, stages);
+  else {
+    rewriter.setInsertionPoint(body->getTerminator());
+    Value yes = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
+    bulk.arrive(rewriter, loc, free, emitSlot(rewriter, loc, loop, stages),
+                yes);
+  }
 
   rewriter.setInsertionPointAfter(loop);
   bulk.release(rewriter, loc, full);

@@ -77,7 +77,9 @@ def TileNvidiaAsyncWarpGroupDotsPass
     where a register of one in flight may be read, and does not follow the
     groups round a loop: nothing else crosses the back edge in flight. A
     wait with `pendings = 0` after the loop gives the results the loop
-    carries from the dots. Run it after tile-pipeline.
+    carries from the dots. A `tile_nvidia.arrive_barrier` after the
+    iteration's dots and before the last of these waits (a warp-specialized
+    loop freeing its buffers) moves after it. Run it after tile-pipeline.
   }];
   let dependentDialects = ["::mlir::tile::nvidia::TileNvidiaDialect"];
 }

@@ -2,8 +2,9 @@
 //
 // Two passes over warpgroup dots after tile-pipeline: the dots of a loop
 // run asynchronously, each waited for just before its result is read, an
-// accumulator that only feeds the next iteration's dot one in flight
-// (tile-nvidia-async-warpgroup-dots); writes from registers into buffers
+// accumulator that only feeds the next iteration's dot one in flight, and
+// an arrive after them after their waits (tile-nvidia-async-warpgroup-dots);
+// writes from registers into buffers
 // wgmma reads are fenced (tile-nvidia-fence-async-shared).
 //
 //===----------------------------------------------------------------------===//
@@ -240,6 +241,16 @@ struct TileNvidiaAsyncWarpGroupDotsPass
       // does not follow the groups round the loop.
       waitBefore(yield, result, count - i - 1);
     }
+    // An arrive after the iteration's dots (the pipeliner's, freeing the
+    // buffers they read) comes after their waits.
+    Operation *lastWait = nullptr;
+    for (auto wait : body->getOps<WarpGroupDotWaitOp>())
+      lastWait = wait;
+    for (auto arrive :
+         llvm::make_early_inc_range(body->getOps<ArriveBarrierOp>()))
+      if (lastWait && dots.back()->isBeforeInBlock(arrive) &&
+          arrive->isBeforeInBlock(lastWait))
+        arrive->moveAfter(lastWait);
     // Every dot is done after the loop, its results read through the wait.
     SmallVector<Value> results;
     for (auto [yielded, result] :

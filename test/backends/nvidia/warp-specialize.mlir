@@ -11,8 +11,10 @@
 // It waits for a buffer to be free (parity ((i / 3) + 1) & 1: the first
 // round passes), then expects and issues the copies, with no block
 // barrier. A loop whose copies need a value loaded before it is not
-// specialized.
+// specialized. Where no dot accumulates over the loop, an iteration frees
+// its own buffers at its end, after the wait for its dots.
 // RUN: tessera-opt %s -tile-nvidia-select-bulk-copies="compute-capability=90 num-warps=8" -tile-lower-descriptors -tile-assign-layouts -tile-nvidia-assign-mma=compute-capability=90 -tile-remove-conversions -canonicalize -cse -tile-nvidia-pipeline=num-stages=3 -canonicalize -cse -tile-nvidia-lower-bulk-copies | FileCheck %s
+// RUN: tessera-opt %s -tile-nvidia-select-bulk-copies="compute-capability=90 num-warps=8" -tile-lower-descriptors -tile-assign-layouts -tile-nvidia-assign-mma=compute-capability=90 -tile-remove-conversions -canonicalize -cse -tile-nvidia-pipeline=num-stages=3 -canonicalize -cse -tile-nvidia-lower-bulk-copies -tile-nvidia-async-warpgroup-dots | FileCheck %s --check-prefix=ASYNC
 // RUN: tessera-opt %s -tile-nvidia-select-bulk-copies="compute-capability=90 num-warps=8" -tile-lower-descriptors -tile-assign-layouts -tile-nvidia-assign-mma=compute-capability=90 -tile-remove-conversions -canonicalize -cse -tile-nvidia-pipeline=num-stages=3 -canonicalize -cse -tile-nvidia-lower-bulk-copies -tile-nvidia-async-warpgroup-dots -tile-nvidia-fence-async-shared -tile-nvidia-to-llvm | FileCheck %s --check-prefix=LLVM
 
 // CHECK-LABEL: func.func @matmul
@@ -70,6 +72,21 @@
 // CHECK-NOT: tile.warp_specialize
 // CHECK: tile.barrier
 // CHECK: tile_nvidia.barrier_expect
+
+// CHECK-LABEL: func.func @fresh_each_iteration
+// CHECK: tile.warp_specialize
+// CHECK: scf.for %[[K:[a-z0-9]+]] =
+// CHECK: %[[KTER:.*]] = arith.divsi %[[K]], %c64_i32
+// CHECK: %[[KSLOT:.*]] = arith.remsi %[[KTER]], %c3_i32
+// CHECK: tile_nvidia.warpgroup_dot
+// CHECK-NEXT: %[[OWN:.*]] = tile.memdesc_index %{{.*}}[%[[KSLOT]]]
+// CHECK-NEXT: tile_nvidia.arrive_barrier %[[OWN]], 1, %true
+// CHECK-NEXT: scf.yield
+// ASYNC-LABEL: func.func @fresh_each_iteration
+// ASYNC: tile_nvidia.warpgroup_dot {{.*}} {isAsync}
+// ASYNC: tile_nvidia.warpgroup_dot_wait %{{.*}} {pendings = 0 : i32}
+// ASYNC-NEXT: tile_nvidia.arrive_barrier %{{.*}}, 1, %true
+// ASYNC-NEXT: scf.yield
 
 // The block launches 12 warps; the default region's barriers are barrier 1
 // over its 256 threads, the copies come from the partition's first thread.
@@ -139,6 +156,27 @@ module attributes {tile.num_warps = 8 : i32} {
       scf.yield %d : tensor<128x256xf32>
     } {tile.warp_specialize}
     %h = arith.truncf %acc : tensor<128x256xf32> to tensor<128x256xf16>
+    %dc = tile.make_tensor_descriptor %pa, [%m, %n], [%ld, %one] : !tile.ptr<f16> -> !tile.tensordesc<tensor<128x256xf16>>
+    tile.descriptor_store %dc[%c0, %c0], %h : !tile.tensordesc<tensor<128x256xf16>>, tensor<128x256xf16>
+    return
+  }
+  func.func @fresh_each_iteration(%pa: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                                  %pb: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                                  %m: i32, %n: i32, %k: i32) {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %one = arith.constant 1 : i64
+    %ld = arith.constant 512 : i64
+    %da = tile.make_tensor_descriptor %pa, [%m, %k], [%ld, %one] : !tile.ptr<f16> -> !tile.tensordesc<tensor<128x64xf16>>
+    %db = tile.make_tensor_descriptor %pb, [%k, %n], [%ld, %one] : !tile.ptr<f16> -> !tile.tensordesc<tensor<64x256xf16>>
+    %zero = arith.constant dense<0.0> : tensor<128x256xf32>
+    %last = scf.for %kk = %c0 to %k step %c64 iter_args(%c = %zero) -> (tensor<128x256xf32>) : i32 {
+      %a = tile.descriptor_load %da[%c0, %kk] : !tile.tensordesc<tensor<128x64xf16>> -> tensor<128x64xf16>
+      %b = tile.descriptor_load %db[%kk, %c0] : !tile.tensordesc<tensor<64x256xf16>> -> tensor<64x256xf16>
+      %d = tile.dot %a, %b, %zero : tensor<128x64xf16> * tensor<64x256xf16> -> tensor<128x256xf32>
+      scf.yield %d : tensor<128x256xf32>
+    } {tile.warp_specialize}
+    %h = arith.truncf %last : tensor<128x256xf32> to tensor<128x256xf16>
     %dc = tile.make_tensor_descriptor %pa, [%m, %n], [%ld, %one] : !tile.ptr<f16> -> !tile.tensordesc<tensor<128x256xf16>>
     tile.descriptor_store %dc[%c0, %c0], %h : !tile.tensordesc<tensor<128x256xf16>>, tensor<128x256xf16>
     return
