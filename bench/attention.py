@@ -2,7 +2,9 @@
 (scaled_dot_product_attention) and upstream Triton, running one kernel source
 (the forward pass of Triton's tutorial 06) autotuned by each DSL over the same
 configs; B=4 H=32 N=4096, head dim 64 and 128, causal and not. FLOPs are
-4*B*H*N^2*D, halved when causal. Upstream Triton on mma.sync is timed too
+4*B*H*N^2*D, halved when causal. Two forms of the kernel: with pointers, and
+with tensor descriptors as the tutorial has it (TMA copies on Hopper), tuned
+with and without `warp_specialize`. Upstream Triton on mma.sync is timed too
 ("triton-sm80", a child process as in bench/matmul.py, common.mma_sync_child).
 Then the cold compile of the kernel: its
 first launch in a fresh process with an empty cache (TESSERA_CACHE_DIR,
@@ -119,6 +121,74 @@ def attn_fwd_kernel(Q, K, V, Out, sm_scale,
     tl.store(o_ptrs, acc.to(Out.dtype.element_ty))
 
 
+@jit
+def _attn_fwd_inner_desc(acc, l_i, m_i, q, desc_k, desc_v, offset_y, start_m, qk_scale,
+                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, STAGE: tl.constexpr,
+                         offs_m, offs_n, N_CTX, WARP_SPECIALIZE: tl.constexpr):
+    # _attn_fwd_inner through descriptors: K and V rows from offset_y on.
+    if STAGE == 1:
+        lo, hi = 0, start_m * BLOCK_M
+    elif STAGE == 2:
+        lo, hi = start_m * BLOCK_M, (start_m + 1) * BLOCK_M
+    else:
+        lo, hi = 0, N_CTX
+    offsetk_y = offset_y + lo
+    offsetv_y = offset_y + lo
+    for start_n in tl.range(lo, hi, BLOCK_N, warp_specialize=WARP_SPECIALIZE):
+        k = desc_k.load([offsetk_y, 0]).T
+        qk = tl.dot(q, k)
+        if STAGE == 2:
+            mask = offs_m[:, None] >= (start_n + offs_n[None, :])
+            qk = qk * qk_scale + tl.where(mask, 0, -1.0e6)
+            m_ij = tl.maximum(m_i, tl.max(qk, 1))
+            qk -= m_ij[:, None]
+        else:
+            m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+            qk = qk * qk_scale - m_ij[:, None]
+        p = tl.math.exp2(qk)
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_ij = tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        v = desc_v.load([offsetv_y, 0])
+        acc = tl.dot(p.to(v.dtype), v, acc)
+        l_i = l_i * alpha + l_ij
+        m_i = m_ij
+        offsetk_y += BLOCK_N
+        offsetv_y += BLOCK_N
+    return acc, l_i, m_i
+
+
+@jit
+def attn_fwd_desc_kernel(sm_scale, Z, H, desc_q, desc_k, desc_v, desc_o, N_CTX,
+                         HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                         STAGE: tl.constexpr, WARP_SPECIALIZE: tl.constexpr):
+    # Tutorial 06's forward pass: Q, K, V and O as (Z * H * N_CTX, HEAD_DIM)
+    # descriptors.
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    off_z = off_hz // H
+    off_h = off_hz % H
+    offset_y = off_z * (N_CTX * H) + off_h * N_CTX
+    qo_offset_y = offset_y + start_m * BLOCK_M
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504
+    q = desc_q.load([qo_offset_y, 0])
+    if STAGE & 1:
+        acc, l_i, m_i = _attn_fwd_inner_desc(acc, l_i, m_i, q, desc_k, desc_v, offset_y,
+                                             start_m, qk_scale, BLOCK_M, BLOCK_N, 4 - STAGE,
+                                             offs_m, offs_n, N_CTX, WARP_SPECIALIZE)
+    if STAGE & 2:
+        acc, l_i, m_i = _attn_fwd_inner_desc(acc, l_i, m_i, q, desc_k, desc_v, offset_y,
+                                             start_m, qk_scale, BLOCK_M, BLOCK_N, 2,
+                                             offs_m, offs_n, N_CTX, WARP_SPECIALIZE)
+    acc = acc / l_i[:, None]
+    desc_o.store([qo_offset_y, 0], acc.to(desc_o.dtype))
+
+
 # (BLOCK_M, BLOCK_N, num_stages, num_warps): tutorial 06's space with
 # BLOCK_M a multiple of BLOCK_N, less its own prune on sm_90 (8 warps for
 # tiles under 128x128).
@@ -126,6 +196,10 @@ CONFIGS = [(bm, bn, s, w) for bm in (64, 128) for bn in (32, 64, 128) for s in (
            for w in (4, 8) if bm % bn == 0 and not (bm * bn < 128 * 128 and w == 8)]
 # The fixed config whose cold compile is timed.
 COLD_CONFIG = {"BLOCK_M": 128, "BLOCK_N": 64, "num_stages": 3, "num_warps": 4}
+# The descriptor kernel's: CONFIGS' blocks from 64 and up to 3 stages, with
+# and without warp_specialize.
+DESC_CONFIGS = [(bm, bn, s, w, ws) for bm, bn, s, w in CONFIGS if bn >= 64 and s <= 3
+                for ws in (False, True)]
 
 SHAPE, QUICK_SHAPE = (4, 32, 4096), (1, 8, 1024)  # B, H, N
 VARIANTS, QUICK_VARIANTS = [(64, False), (64, True), (128, False), (128, True)], [(64, False)]
@@ -143,7 +217,21 @@ def kernels_of(dsl):
                for bm, bn, s, w in CONFIGS]
     module.tuned = package.autotune(configs, key=["N_CTX", "HEAD_DIM", "STAGE"])(
         module.attn_fwd_kernel)
+    desc_configs = [package.Config({"BLOCK_M": bm, "BLOCK_N": bn, "WARP_SPECIALIZE": ws},
+                                   num_stages=s, num_warps=w, pre_hook=set_blocks)
+                    for bm, bn, s, w, ws in DESC_CONFIGS]
+    module.tuned_desc = package.autotune(desc_configs, key=["N_CTX", "HEAD_DIM", "STAGE"])(
+        module.attn_fwd_desc_kernel)
+    module.TensorDescriptor = importlib.import_module(
+        dsl + ".tools.tensor_descriptor").TensorDescriptor
     return module
+
+
+def set_blocks(nargs):
+    """Gives the descriptors the blocks of the config being run."""
+    m, n, d = nargs["BLOCK_M"], nargs["BLOCK_N"], nargs["HEAD_DIM"]
+    for name, rows in (("desc_q", m), ("desc_k", n), ("desc_v", n), ("desc_o", m)):
+        nargs[name].block_shape = [rows, d]
 
 
 def attention(kernel, q, k, v, o, causal, **meta):
@@ -154,6 +242,18 @@ def attention(kernel, q, k, v, o, causal, **meta):
     grid = lambda m: ((N + m["BLOCK_M"] - 1) // m["BLOCK_M"], B * H, 1)
     kernel[grid](q, k, v, o, 1.0 / math.sqrt(D), *q.stride(), *k.stride(), *v.stride(),
                  *o.stride(), H, N, HEAD_DIM=D, STAGE=3 if causal else 1, **meta)
+    return o
+
+
+def attention_desc(module, q, k, v, o, causal):
+    """attention() through the descriptor kernel, autotuned: each tensor as
+    a (B * H * N, D) descriptor (contiguous (B, H, N, D) tensors or arrays)."""
+    B, H, N, D = q.shape
+    descs = [module.TensorDescriptor(t.reshape(B * H * N, D), [B * H * N, D], [D, 1], [1, 1])
+             for t in (q, k, v, o)]
+    grid = lambda m: ((N + m["BLOCK_M"] - 1) // m["BLOCK_M"], B * H, 1)
+    module.tuned_desc[grid](1.0 / math.sqrt(D), B, H, *descs, N, HEAD_DIM=D,
+                            STAGE=3 if causal else 1)
     return o
 
 
@@ -244,8 +344,11 @@ def self_check():
             o = np.zeros_like(q)
             attention(kernel, q, k, v, o, causal, **meta)
             np.testing.assert_allclose(np.asarray(o, np.float64), ref, rtol=1e-2, atol=1e-2)
-        print(f"{name_of(B, H, N, D, causal)} on the host interpreter, plain and autotuned: "
-              "matches numpy")
+        o = np.zeros_like(q)
+        attention_desc(ours, q, k, v, o, causal)
+        np.testing.assert_allclose(np.asarray(o, np.float64), ref, rtol=1e-2, atol=1e-2)
+        print(f"{name_of(B, H, N, D, causal)} on the host interpreter, plain, autotuned and "
+              "through descriptors: matches numpy")
 
 
 def main():
@@ -298,6 +401,16 @@ def main():
                                    atol=1e-2, rtol=1e-2)
         ms = bench(lambda: attention(ours.tuned, q, k, v, o, causal))
         report(name_of(B, H, N, D, causal), "TFLOP/s", tflops(ms), refs)
+        # Tutorial 06's descriptor form.
+        refs = {"torch-sdpa": refs["torch-sdpa"]}
+        if theirs is not None:
+            torch.testing.assert_close(attention_desc(theirs, q, k, v, o, causal), ref,
+                                       atol=1e-2, rtol=1e-2)
+            refs["triton"] = tflops(bench(lambda: attention_desc(theirs, q, k, v, o, causal)))
+        torch.testing.assert_close(attention_desc(ours, q, k, v, o, causal), ref,
+                                   atol=1e-2, rtol=1e-2)
+        ms = bench(lambda: attention_desc(ours, q, k, v, o, causal))
+        report(name_of(B, H, N, D, causal) + " descriptors", "TFLOP/s", tflops(ms), refs)
     for D, causal in variants:
         cold = cold_compile_ms("tessera", D, causal)
         triton = cold_compile_ms("triton", D, causal) if theirs is not None else None

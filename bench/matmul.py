@@ -6,8 +6,8 @@ tutorial's CUDA configs; fp16 and bf16 at 1024^3, 4096^3, 8192^3 and
 the same matmul through host tensor descriptors (fp16 and bf16 at 4096^3 and
 8192^3, each DSL's best of the tutorial's fp16 configs), and its persistent
 form (tutorial 09: one program per multiprocessor looping over the tiles
-with `tl.range(..., flatten=True)`, C stored whole or in two subtiles, over
-the tutorial's 8-warp configs); then the cold compile (the first launch
+with `tl.range(..., flatten=True)`, C stored whole or in two subtiles, with
+and without `warp_specialize`, over the tutorial's 8-warp configs); then the cold compile (the first launch
 in a fresh process, empty cache) of the tutorial's first config.
 
 Upstream Triton on mma.sync is timed too ("triton-sm80"): a child process of
@@ -158,9 +158,10 @@ CONFIGS = [(128, 256, 64, 3, 8), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4), (128
 # Tutorial 03's fp16 configs, for the descriptor kernel.
 DESCRIPTOR_CONFIGS = 8
 # Tutorial 09's space for the persistent kernel, 8 warps and BLOCK_SIZE_K 64:
-# (BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, num_stages, num_warps, EPILOGUE_SUBTILE).
-PERSISTENT_CONFIGS = [(128, n, 64, s, 8, subtile) for n in (128, 256) for s in (3, 4)
-                      for subtile in (False, True)]
+# (BLOCK_SIZE_M, BLOCK_SIZE_N, BLOCK_SIZE_K, num_stages, num_warps, EPILOGUE_SUBTILE,
+# WARP_SPECIALIZE).
+PERSISTENT_CONFIGS = [(128, n, 64, s, 8, subtile, ws) for n in (128, 256) for s in (3, 4)
+                      for subtile in (False, True) for ws in (False, True)]
 
 SHAPES = [(1024, 1024, 1024), (4096, 4096, 4096), (8192, 8192, 8192), (16384, 1024, 1024)]
 # The kernel through tensor descriptors: (name, dtype, shapes).
@@ -194,9 +195,9 @@ def kernels_of(dsl):
         module.matmul_kernel_descriptor)
     persistent_configs = [package.Config({"BLOCK_SIZE_M": m, "BLOCK_SIZE_N": n,
                                           "BLOCK_SIZE_K": k, "GROUP_SIZE_M": 8,
-                                          "EPILOGUE_SUBTILE": subtile},
+                                          "EPILOGUE_SUBTILE": subtile, "WARP_SPECIALIZE": ws},
                                          num_stages=s, num_warps=w, pre_hook=set_blocks)
-                          for m, n, k, s, w, subtile in PERSISTENT_CONFIGS]
+                          for m, n, k, s, w, subtile, ws in PERSISTENT_CONFIGS]
     module.tuned_persistent = package.autotune(persistent_configs, key=["M", "N", "K"])(
         module.matmul_kernel_persistent)
     return module
