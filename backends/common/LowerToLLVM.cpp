@@ -380,7 +380,8 @@ std::optional<WarpRegion> mlir::tile::warpsAt(Block *block) {
   }
   auto module = region->getParentOfType<ModuleOp>();
   auto numWarps = module->getAttrOfType<IntegerAttr>("tile.num_warps");
-  auto [first, count] = region.warpsOf(index, numWarps ? numWarps.getInt() : 4);
+  auto [first, count] =
+      region.warpsOf(index, numWarps ? numWarps.getInt() : 4);
   return WarpRegion{first, count, index};
 }
 

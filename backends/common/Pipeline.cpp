@@ -50,7 +50,24 @@ struct OperandLoad {
   RankedTensorType type() const {
     return cast<RankedTensorType>(load->getResult(0).getType());
   }
+
+  /// The ops reading the loaded value: its converts, or its allocs.
+  SmallVector<Operation *> reads() const {
+    SmallVector<Operation *> ops(converts.begin(), converts.end());
+    llvm::append_range(ops, allocs);
+    return ops;
+  }
 };
+
+/// The first op of the loop's body reading what `loads` load.
+Operation *firstReadOf(ArrayRef<OperandLoad> loads) {
+  Operation *first = nullptr;
+  for (const OperandLoad &operand : loads)
+    for (Operation *read : operand.reads())
+      if (!first || read->isBeforeInBlock(first))
+        first = read;
+  return first;
+}
 
 bool isDotOperandConvert(Operation *op) {
   auto convert = dyn_cast<ConvertLayoutOp>(op);
@@ -268,10 +285,7 @@ Operation *predicate(RewriterBase &rewriter, Operation *op, Value pred) {
 /// `operand`'s transpose); the load goes.
 void readBuffers(RewriterBase &rewriter, scf::ForOp loop,
                  OperandLoad &operand, Value buffer, MemDescType viewType) {
-  SmallVector<Operation *> reads(operand.converts.begin(),
-                                 operand.converts.end());
-  llvm::append_range(reads, operand.allocs);
-  for (Operation *read : reads) {
+  for (Operation *read : operand.reads()) {
     rewriter.setInsertionPoint(read);
     Location at = read->getLoc();
     Value slot =
@@ -414,11 +428,12 @@ void freePrevious(RewriterBase &rewriter, scf::ForOp loop,
   Location loc = loop.getLoc();
   Operation *lastRead = nullptr;
   for (Value buffer : buffers)
-    for (Operation *user : buffer.getUsers())
-      for (Operation *read : user->getResult(0).getUsers())
-        if (Operation *top = body->findAncestorOpInBlock(*read))
-          if (!lastRead || lastRead->isBeforeInBlock(top))
-            lastRead = top;
+    for (Operation *view : buffer.getUsers())
+      for (Value viewed : view->getResults())
+        for (Operation *read : viewed.getUsers())
+          if (Operation *top = body->findAncestorOpInBlock(*read))
+            if (!lastRead || lastRead->isBeforeInBlock(top))
+              lastRead = top;
   rewriter.setInsertionPointAfter(lastRead);
   auto [iteration, total] = iterationAnd(rewriter, loc, loop, count);
   Type type = iteration.getType();
@@ -451,7 +466,8 @@ constexpr unsigned kCopyingWarps = 4;
 /// barrier tracking its copies and one its readers. Fails (leaving the
 /// loop as it was) where the copying warps would need more than scalars
 /// computed without side effects.
-LogicalResult specializeLoop(scf::ForOp loop, MutableArrayRef<OperandLoad> loads,
+LogicalResult specializeLoop(scf::ForOp loop,
+                             MutableArrayRef<OperandLoad> loads,
                              const DenseSet<Operation *> &ahead,
                              unsigned stages, const BulkCopies &bulk) {
   auto func = dyn_cast<func::FuncOp>(loop->getParentOp());
@@ -581,15 +597,7 @@ LogicalResult specializeLoop(scf::ForOp loop, MutableArrayRef<OperandLoad> loads
     rewriter.eraseOp(load);
 
   // The computing warps' loop reads the buffers once the copies land.
-  Operation *firstRead = nullptr;
-  for (OperandLoad &operand : loads) {
-    SmallVector<Operation *> reads(operand.converts.begin(),
-                                   operand.converts.end());
-    llvm::append_range(reads, operand.allocs);
-    for (Operation *read : reads)
-      if (!firstRead || read->isBeforeInBlock(firstRead))
-        firstRead = read;
-  }
+  Operation *firstRead = firstReadOf(loads);
   rewriter.setInsertionPoint(firstRead);
   auto [readSlot, readRound] = emitSlotAndRound(rewriter, loc, loop, stages);
   bulk.wait(rewriter, loc, full, readSlot, readRound);
@@ -609,9 +617,9 @@ LogicalResult specializeLoop(scf::ForOp loop, MutableArrayRef<OperandLoad> loads
   // iteration (one in flight): an iteration's buffers are free after the
   // next one's last read, by which the dot is waited for. Else at the end
   // of the iteration (a backend waiting for dots there waits before it).
-  if (inFlight)
+  if (inFlight) {
     freePrevious(rewriter, loop, bulk, free, buffers, stages);
-  else {
+  } else {
     rewriter.setInsertionPoint(body->getTerminator());
     Value yes = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
     bulk.arrive(rewriter, loc, free, emitSlot(rewriter, loc, loop, stages),
@@ -735,15 +743,7 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages,
 
   // The waits before the first read; each convert reads its buffer, each
   // store's readers read the buffer instead.
-  Operation *firstRead = nullptr;
-  for (OperandLoad &operand : loads) {
-    SmallVector<Operation *> reads(operand.converts.begin(),
-                                   operand.converts.end());
-    llvm::append_range(reads, operand.allocs);
-    for (Operation *read : reads)
-      if (!firstRead || read->isBeforeInBlock(firstRead))
-        firstRead = read;
-  }
+  Operation *firstRead = firstReadOf(loads);
   Operation *beforeWaits = firstRead->getPrevNode();
   rewriter.setInsertionPoint(firstRead);
   if (pointerCopies)

@@ -263,7 +263,8 @@ public:
       return failure();
     unsigned rank = op.getCoords().size();
     forEachBox(rewriter, loc,
-               firstThreadWhere(rewriter, loc, state.target, adaptor.getPred().front()),
+               firstThreadWhere(rewriter, loc, state.target,
+                                adaptor.getPred().front()),
                op.getResult().getType(), *dst, adaptor.getDesc().front(), *bar,
                adaptor.getCoords(), [&](unsigned first) {
                  return ("cp.async.bulk.tensor." + Twine(rank) +

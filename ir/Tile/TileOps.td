@@ -907,7 +907,8 @@ def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [
     as the whole program: thread and warp indices start at 0 there, and a
     barrier waits for the region's warps alone. Regions read the values
     defined above and share memory only through buffers allocated before
-    the op (and mbarriers to order their accesses).
+    the op (and mbarriers to order their accesses). Layouts are those of
+    the module's warps: partitions work on scalars and shared memory.
 
     Where `partition_num_regs` is given, each region's warpgroups set the
     registers per thread they keep (Hopper's setmaxnreg): the default
