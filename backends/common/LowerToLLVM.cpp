@@ -366,18 +366,10 @@ SmallVector<Value> mlir::tile::emitCombine(OpBuilder &b, Location loc,
 }
 
 std::optional<WarpRegion> mlir::tile::warpsAt(Block *block) {
-  Operation *op = block ? block->getParentOp() : nullptr;
-  auto region = op ? op->getParentOfType<WarpSpecializeOp>() : nullptr;
-  if (auto direct = dyn_cast_or_null<WarpSpecializeOp>(op))
-    region = direct;
+  auto [region, index] =
+      WarpSpecializeOp::regionOf(block ? block->getParent() : nullptr);
   if (!region)
     return std::nullopt;
-  unsigned index = 0;
-  for (Region &r : region->getRegions()) {
-    if (r.isAncestor(block->getParent()))
-      break;
-    ++index;
-  }
   auto module = region->getParentOfType<ModuleOp>();
   auto numWarps = module->getAttrOfType<IntegerAttr>("tile.num_warps");
   auto [first, count] =

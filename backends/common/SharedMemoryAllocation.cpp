@@ -53,13 +53,8 @@ struct Buffer {
 
 /// The tile.warp_specialize of the partition `op` is in; null where none.
 WarpSpecializeOp partitionOf(Operation *op) {
-  for (Region *region = op->getParentRegion(); region;
-       region = region->getParentOp()->getParentRegion()) {
-    auto specialized = dyn_cast<WarpSpecializeOp>(region->getParentOp());
-    if (specialized && region != &specialized.getDefaultRegion())
-      return specialized;
-  }
-  return {};
+  auto [specialized, index] = WarpSpecializeOp::regionOf(op->getParentRegion());
+  return index ? specialized : WarpSpecializeOp();
 }
 
 int64_t bufferBytes(MemDescType type) {

@@ -926,6 +926,14 @@ std::pair<unsigned, unsigned> WarpSpecializeOp::warpsOf(unsigned index,
   return {first, warps[index - 1]};
 }
 
+std::pair<WarpSpecializeOp, unsigned>
+WarpSpecializeOp::regionOf(Region *region) {
+  for (; region; region = region->getParentOp()->getParentRegion())
+    if (auto op = dyn_cast<WarpSpecializeOp>(region->getParentOp()))
+      return {op, region->getRegionNumber()};
+  return {};
+}
+
 unsigned WarpSpecializeOp::totalWarps(unsigned numWarps) {
   auto [first, count] = warpsOf(getPartitionNumWarps().size(), numWarps);
   return first + count;

@@ -938,6 +938,9 @@ def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [
     std::pair<unsigned, unsigned> warpsOf(unsigned index, unsigned numWarps);
     /// Every warp the op runs on.
     unsigned totalWarps(unsigned numWarps);
+    /// The nearest op `region` is in (or is a region of), and which of its
+    /// regions that is (0: the default); null where none.
+    static std::pair<WarpSpecializeOp, unsigned> regionOf(Region *region);
   }];
 }
 
