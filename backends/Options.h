@@ -20,6 +20,9 @@ struct CompileOptions {
   /// AMD: wavefronts per execution unit the compiler aims for (0: its own
   /// choice).
   unsigned wavesPerEU = 0;
+  /// The most registers a thread may use (0: the compiler's choice), where
+  /// the target can be told (NVIDIA's .maxnreg); accepted elsewhere.
+  unsigned maxRegisters = 0;
   /// Copy descriptor blocks in bulk (Hopper's TMA) where the target can;
   /// such a kernel takes tensor maps after its parameters
   /// (CompiledKernel::tensorMaps), which AOT launchers do not pass.

@@ -86,9 +86,12 @@ public:
   virtual KernelResources resources() = 0;
   /// Launches on `stream` (0: the default stream) with `threadsPerBlock`
   /// threads and `sharedBytes` of dynamic shared memory. `args[i]` points at
-  /// the value of argument i.
+  /// the value of argument i. A `cooperative` launch has every block of the
+  /// grid resident at once (or fails saying so), for kernels that wait on
+  /// each other across the grid.
   virtual void launch(std::array<unsigned, 3> grid, unsigned threadsPerBlock,
-                      unsigned sharedBytes, void **args, void *stream) = 0;
+                      unsigned sharedBytes, void **args, void *stream,
+                      bool cooperative) = 0;
 };
 
 class Module {

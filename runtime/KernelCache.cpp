@@ -140,7 +140,8 @@ std::string KernelCache::key(const std::string &tileIR,
       std::to_string(options.numCTAs) + "," +
       std::to_string(options.enableFpFusion) + "," +
       std::to_string(options.debug) + "," + std::to_string(options.wavesPerEU) +
-      "," + std::to_string(options.bulkCopies));
+      "," + std::to_string(options.bulkCopies) + "," +
+      std::to_string(options.maxRegisters));
   // The assembler chosen by the environment changes the binary.
   const char *assembler = std::getenv("TESSERA_ASSEMBLER");
   add(assembler ? assembler : "");

@@ -215,6 +215,10 @@ public:
       return llvmModule.takeError();
     if (llvm::Error error = linkLibdevice(**llvmModule))
       return std::move(error);
+    if (options.maxRegisters)
+      for (llvm::Function &f : **llvmModule)
+        if (f.getCallingConv() == llvm::CallingConv::PTX_Kernel)
+          f.addFnAttr("nvvm.maxnreg", std::to_string(options.maxRegisters));
     return llvmModule;
   }
 

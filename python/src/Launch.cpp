@@ -27,10 +27,12 @@ namespace runtime = mlir::tile::runtime;
 GpuKernel::GpuKernel(runtime::Driver &driver, const std::string &image,
                      const std::string &name, unsigned threadsPerBlock,
                      unsigned sharedBytes, unsigned parameters,
-                     const std::vector<std::string> &tensorMaps)
+                     const std::vector<std::string> &tensorMaps,
+                     bool cooperative)
     : driver(driver), module(driver.loadModule(image)),
       kernel(module->kernel(name)), threadsPerBlock(threadsPerBlock),
-      sharedBytes(sharedBytes), parameters(parameters) {
+      sharedBytes(sharedBytes), parameters(parameters),
+      cooperative(cooperative) {
   for (const std::string &text : tensorMaps)
     this->tensorMaps.emplace_back(text);
 }
@@ -43,7 +45,7 @@ void GpuKernel::launch(std::array<unsigned, 3> grid, void **args,
                        uint64_t stream) {
   if (tensorMaps.empty()) {
     kernel->launch(grid, threadsPerBlock, sharedBytes, args,
-                   reinterpret_cast<void *>(stream));
+                   reinterpret_cast<void *>(stream), cooperative);
     return;
   }
   // Launches from several threads take turns with the last maps.
@@ -60,7 +62,7 @@ void GpuKernel::launch(std::array<unsigned, 3> grid, void **args,
     all.push_back(&lastMaps[i]);
   }
   kernel->launch(grid, threadsPerBlock, sharedBytes, all.data(),
-                 reinterpret_cast<void *>(stream));
+                 reinterpret_cast<void *>(stream), cooperative);
 }
 
 namespace {
@@ -245,18 +247,24 @@ private:
     PyObject *values[kMaxArguments] = {};
     for (size_t i = 0; i < given; ++i)
       values[i] = PyTuple_GET_ITEM(args, i);
-    long options[kOptions] = {4, 3, 1, 0};
-    static const char *optionNames[kOptions] = {"num_warps", "num_stages",
-                                                "num_ctas", "waves_per_eu"};
+    long options[kOptions] = {4, 3, 1, 0, 1, 0, 0};
+    static const char *optionNames[kOptions] = {
+        "num_warps",        "num_stages", "num_ctas",
+        "waves_per_eu",     "enable_fp_fusion", "maxnreg",
+        "launch_cooperative_grid"};
     PyObject *name, *value;
     for (Py_ssize_t pos = 0;
          kwargs && PyDict_Next(kwargs, &pos, &name, &value);) {
       bool matched = false;
       for (int o = 0; o < kOptions && !matched; ++o)
         if (PyUnicode_CompareWithASCIIString(name, optionNames[o]) == 0) {
-          if (!PyLong_CheckExact(value))
+          // Integers, flags, and None (maxnreg: no limit) as 0.
+          if (value == Py_None)
+            options[o] = 0;
+          else if (PyLong_CheckExact(value) || PyBool_Check(value))
+            options[o] = PyLong_AsLong(value);
+          else
             return false;
-          options[o] = PyLong_AsLong(value);
           matched = true;
         }
       for (size_t i = 0; i < n && !matched; ++i)
@@ -291,8 +299,9 @@ private:
   }
 
   static constexpr size_t kMaxArguments = 64;
-  /// Launch options: num_warps, num_stages, num_ctas, waves_per_eu.
-  static constexpr int kOptions = 4;
+  /// Launch options: num_warps, num_stages, num_ctas, waves_per_eu,
+  /// enable_fp_fusion, maxnreg, launch_cooperative_grid.
+  static constexpr int kOptions = 7;
 
   bool addArgument(PyObject *value, Role role, Call &call) {
     std::string &key = call.key;
@@ -518,11 +527,12 @@ void bindLaunch(py::module_ &m) {
   py::class_<GpuKernel>(m, "GpuKernel")
       .def(py::init<runtime::Driver &, const std::string &, const std::string &,
                     unsigned, unsigned, unsigned,
-                    const std::vector<std::string> &>(),
+                    const std::vector<std::string> &, bool>(),
            py::arg("driver"), py::arg("image"), py::arg("name"),
            py::arg("threads_per_block"), py::arg("shared_bytes"),
            py::arg("parameters") = 0,
-           py::arg("tensor_maps") = std::vector<std::string>())
+           py::arg("tensor_maps") = std::vector<std::string>(),
+           py::arg("cooperative") = false)
       .def("launch", &launchFromList, py::arg("grid"), py::arg("args"),
            py::arg("stream") = 0)
       .def_property_readonly(

@@ -31,7 +31,7 @@ public:
   GpuKernel(mlir::tile::runtime::Driver &driver, const std::string &image,
             const std::string &name, unsigned threadsPerBlock,
             unsigned sharedBytes, unsigned parameters,
-            const std::vector<std::string> &tensorMaps);
+            const std::vector<std::string> &tensorMaps, bool cooperative);
   ~GpuKernel();
 
   /// Launches with `args[i]` pointing at parameter i, on `stream`; the
@@ -45,6 +45,8 @@ private:
   std::unique_ptr<mlir::tile::runtime::Module> module;
   std::unique_ptr<mlir::tile::runtime::Kernel> kernel;
   unsigned threadsPerBlock, sharedBytes, parameters;
+  /// Launched with every block resident (launch_cooperative_grid).
+  bool cooperative;
   std::vector<mlir::tile::runtime::TensorMapSpec> tensorMaps;
   /// The tensor maps of the last launch and what they encode: encoding
   /// takes microseconds, and launches repeat their arguments.

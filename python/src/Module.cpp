@@ -32,8 +32,9 @@ namespace runtime = mlir::tile::runtime;
 namespace {
 CompileOptions optionsOf(unsigned numWarps, unsigned numStages,
                          bool enableFpFusion, bool debug, unsigned wavesPerEU,
-                         bool bulkCopies = true) {
+                         bool bulkCopies = true, unsigned maxRegisters = 0) {
   CompileOptions options;
+  options.maxRegisters = maxRegisters;
   options.bulkCopies = bulkCopies;
   options.wavesPerEU = wavesPerEU;
   options.numWarps = numWarps;
@@ -70,15 +71,16 @@ PYBIND11_MODULE(_tessera, m) {
       "compile",
       [](const std::string &tileIR, const std::string &target,
          unsigned numWarps, unsigned numStages, bool enableFpFusion, bool debug,
-         unsigned wavesPerEU) {
+         unsigned wavesPerEU, unsigned maxRegisters) {
         return mlir::tile::compileKernel(
             tileIR, target,
-            optionsOf(numWarps, numStages, enableFpFusion, debug, wavesPerEU));
+            optionsOf(numWarps, numStages, enableFpFusion, debug, wavesPerEU,
+                      true, maxRegisters));
       },
       py::arg("tile_ir"), py::arg("target"), py::arg("num_warps") = 4,
       py::arg("num_stages") = 3, py::arg("enable_fp_fusion") = true,
       py::arg("debug") = false, py::arg("waves_per_eu") = 0,
-      py::call_guard<py::gil_scoped_release>(),
+      py::arg("maxnreg") = 0, py::call_guard<py::gil_scoped_release>(),
       "Compiles one kernel's tile IR for a target (\"cuda:90\", ...).");
   m.def(
       "options_for_target",
@@ -136,9 +138,10 @@ PYBIND11_MODULE(_tessera, m) {
       "compile_cached",
       [](const std::string &tileIR, const std::string &target,
          unsigned numWarps, unsigned numStages, bool enableFpFusion, bool debug,
-         unsigned wavesPerEU, bool bulkCopies) {
-        CompileOptions options = optionsOf(numWarps, numStages, enableFpFusion,
-                                           debug, wavesPerEU, bulkCopies);
+         unsigned wavesPerEU, bool bulkCopies, unsigned maxRegisters) {
+        CompileOptions options =
+            optionsOf(numWarps, numStages, enableFpFusion, debug, wavesPerEU,
+                      bulkCopies, maxRegisters);
         std::optional<mlir::tile::KernelCache> cache =
             mlir::tile::KernelCache::fromEnvironment();
         if (!cache)
@@ -152,7 +155,8 @@ PYBIND11_MODULE(_tessera, m) {
       py::arg("tile_ir"), py::arg("target"), py::arg("num_warps") = 4,
       py::arg("num_stages") = 3, py::arg("enable_fp_fusion") = true,
       py::arg("debug") = false, py::arg("waves_per_eu") = 0,
-      py::arg("bulk_copies") = true, py::call_guard<py::gil_scoped_release>(),
+      py::arg("bulk_copies") = true, py::arg("maxnreg") = 0,
+      py::call_guard<py::gil_scoped_release>(),
       "compile through the on-disk cache (TESSERA_CACHE_DIR, else "
       "~/.cache/tessera): (binary, note), the note \"hit\", \"stored\", "
       "\"off\", \"no binary\" (no assembler here; not stored) or what went "

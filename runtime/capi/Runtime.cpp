@@ -106,7 +106,7 @@ int tessera_launch(tessera_kernel *kernel, const unsigned grid[3],
     require(kernel, "kernel");
     require(grid, "grid");
     kernel->kernel->launch({grid[0], grid[1], grid[2]}, threads_per_block,
-                           shared_bytes, args, stream);
+                           shared_bytes, args, stream, /*cooperative=*/false);
   });
 }
 

@@ -65,6 +65,9 @@ struct Api {
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
                              unsigned, unsigned, unsigned, CUstream, void **,
                              void **);
+  CUresult (*cuLaunchCooperativeKernel)(CUfunction, unsigned, unsigned,
+                                        unsigned, unsigned, unsigned, unsigned,
+                                        unsigned, CUstream, void **);
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
@@ -91,7 +94,8 @@ public:
       : driver(driver), context(context), function(function),
         name(std::move(name)) {}
   void launch(std::array<unsigned, 3> grid, unsigned threadsPerBlock,
-              unsigned sharedBytes, void **args, void *stream) override;
+              unsigned sharedBytes, void **args, void *stream,
+              bool cooperative) override;
   KernelResources resources() override;
 
 private:
@@ -346,7 +350,8 @@ KernelResources CudaKernel::resources() {
 }
 
 void CudaKernel::launch(std::array<unsigned, 3> grid, unsigned threadsPerBlock,
-                        unsigned sharedBytes, void **args, void *stream) {
+                        unsigned sharedBytes, void **args, void *stream,
+                        bool cooperative) {
   CUcontext current = nullptr;
   driver.api.cuCtxGetCurrent(&current);
   if (current != context)
@@ -371,6 +376,13 @@ void CudaKernel::launch(std::array<unsigned, 3> grid, unsigned threadsPerBlock,
                      function, kFuncAttrMaxDynamicShared, sharedBytes),
                  "cuFuncSetAttribute");
     sharedAllowed = sharedBytes;
+  }
+  if (cooperative) {
+    driver.check(driver.api.cuLaunchCooperativeKernel(
+                     function, grid[0], grid[1], grid[2], threadsPerBlock, 1,
+                     1, sharedBytes, stream, args),
+                 "cuLaunchCooperativeKernel");
+    return;
   }
   driver.check(driver.api.cuLaunchKernel(function, grid[0], grid[1], grid[2],
                                          threadsPerBlock, 1, 1, sharedBytes,
@@ -418,6 +430,7 @@ std::unique_ptr<CudaDriver> openCuda(std::string &whyNot) {
   library.bind(api.cuFuncSetAttribute, "cuFuncSetAttribute");
   library.bind(api.cuFuncGetAttribute, "cuFuncGetAttribute");
   library.bind(api.cuLaunchKernel, "cuLaunchKernel");
+  library.bind(api.cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel");
   library.bind(api.cuMemAlloc, "cuMemAlloc_v2");
   library.bind(api.cuMemFree, "cuMemFree_v2");
   library.bind(api.cuMemcpyHtoD, "cuMemcpyHtoD_v2");

@@ -59,6 +59,11 @@ struct Api {
   hipError_t (*hipModuleLaunchKernel)(hipFunction_t, unsigned, unsigned,
                                       unsigned, unsigned, unsigned, unsigned,
                                       unsigned, hipStream_t, void **, void **);
+  /// Null where ROCm has none (cooperative launches then fail).
+  hipError_t (*hipModuleLaunchCooperativeKernel)(hipFunction_t, unsigned,
+                                                 unsigned, unsigned, unsigned,
+                                                 unsigned, unsigned, unsigned,
+                                                 hipStream_t, void **);
   hipError_t (*hipMalloc)(void **, size_t);
   hipError_t (*hipFree)(void *);
   hipError_t (*hipMemcpyHtoD)(void *, const void *, size_t);
@@ -109,7 +114,8 @@ public:
   HipKernel(HipDriver &driver, hipFunction_t function)
       : driver(driver), function(function) {}
   void launch(std::array<unsigned, 3> grid, unsigned threadsPerBlock,
-              unsigned sharedBytes, void **args, void *stream) override;
+              unsigned sharedBytes, void **args, void *stream,
+              bool cooperative) override;
   KernelResources resources() override;
 
 private:
@@ -252,10 +258,21 @@ public:
 };
 
 void HipKernel::launch(std::array<unsigned, 3> grid, unsigned threadsPerBlock,
-                       unsigned sharedBytes, void **args, void *stream) {
+                       unsigned sharedBytes, void **args, void *stream,
+                       bool cooperative) {
   // The code object states the kernel's LDS (its group segment size), so no
   // dynamic LDS is asked for.
   (void)sharedBytes;
+  if (cooperative) {
+    if (!driver.api.hipModuleLaunchCooperativeKernel)
+      throw DriverError("this ROCm has no hipModuleLaunchCooperativeKernel "
+                        "for launch_cooperative_grid");
+    driver.check(driver.api.hipModuleLaunchCooperativeKernel(
+                     function, grid[0], grid[1], grid[2], threadsPerBlock, 1,
+                     1, /*sharedMemBytes=*/0, stream, args),
+                 "hipModuleLaunchCooperativeKernel");
+    return;
+  }
   driver.check(driver.api.hipModuleLaunchKernel(
                    function, grid[0], grid[1], grid[2], threadsPerBlock, 1, 1,
                    /*sharedMemBytes=*/0, stream, args, nullptr),
@@ -308,6 +325,8 @@ std::unique_ptr<HipDriver> openHip(std::string &whyNot) {
   library.bind(api.hipModuleGetFunction, "hipModuleGetFunction");
   library.bind(api.hipFuncGetAttribute, "hipFuncGetAttribute");
   library.bind(api.hipModuleLaunchKernel, "hipModuleLaunchKernel");
+  library.bindIfPresent(api.hipModuleLaunchCooperativeKernel,
+                        "hipModuleLaunchCooperativeKernel");
   library.bind(api.hipMalloc, "hipMalloc");
   library.bind(api.hipFree, "hipFree");
   library.bind(api.hipMemcpyHtoD, "hipMemcpyHtoD");

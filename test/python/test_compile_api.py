@@ -64,3 +64,39 @@ def test_waves_per_eu_reaches_the_amd_kernel():
     plain = tessera.compile(scale_kernel, SIGNATURE, "hip:gfx942", constexprs={"BLOCK": 256})
     assert '"amdgpu-waves-per-eu"="2"' in hinted.asm["llir"]
     assert "amdgpu-waves-per-eu" not in plain.asm["llir"]
+
+
+@tessera.jit
+def axpy_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x * y + 1.5, mask=mask)
+
+
+AXPY = {"x_ptr": "*fp32:16", "y_ptr": "*fp32:16", "out_ptr": "*fp32:16", "n": "i32"}
+
+
+def test_enable_fp_fusion_decides_whether_multiply_adds_fuse():
+    for target, fused in (("cuda:90", "fma.rn.f32"), ("hip:gfx942", "v_fma")):
+        assembly = "ptx" if target.startswith("cuda") else "amdgcn"
+        default = tessera.compile(axpy_kernel, AXPY, target, constexprs={"BLOCK": 256})
+        apart = tessera.compile(axpy_kernel, AXPY, target, constexprs={"BLOCK": 256},
+                                enable_fp_fusion=False)
+        assert fused in default.asm[assembly], target
+        assert fused not in apart.asm[assembly], target
+
+
+def test_maxnreg_caps_the_registers_of_an_nvidia_kernel():
+    capped = tessera.compile(axpy_kernel, AXPY, "cuda:90", constexprs={"BLOCK": 256},
+                             maxnreg=40)
+    plain = tessera.compile(axpy_kernel, AXPY, "cuda:90", constexprs={"BLOCK": 256})
+    assert ".maxnreg 40" in capped.asm["ptx"]
+    assert ".maxnreg" not in plain.asm["ptx"]
+    # AMD has no such cap: accepted, and the kernel compiles.
+    amd = tessera.compile(axpy_kernel, AXPY, "hip:gfx942", constexprs={"BLOCK": 256},
+                          maxnreg=40)
+    assert amd.asm["amdgcn"]
+    with pytest.raises(TypeError, match="maxnreg must be a positive integer or None, got -1"):
+        tessera.compile(axpy_kernel, AXPY, "cuda:90", constexprs={"BLOCK": 256}, maxnreg=-1)

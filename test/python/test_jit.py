@@ -152,3 +152,19 @@ def test_reinterpret_gives_kernels_another_element_type(device):
     np.testing.assert_array_equal(out, x >> 1)
     with pytest.raises(TypeError, match="cannot reinterpret a str"):
         tessera.reinterpret("x", tl.uint32)
+
+
+def test_launch_options_are_accepted_and_specialise(device):
+    x, y = np.arange(64, dtype=np.float32), np.zeros(64, np.float32)
+    options = dict(enable_fp_fusion=False, maxnreg=128, launch_cooperative_grid=True)
+    scaled_copy[(1,)](x, y, 64, 1, BLOCK=64, **options)
+    np.testing.assert_array_equal(y, 2 * x)
+    tuned = scaled_copy.warmup(x, y, 64, 1, BLOCK=64, **options)
+    plain = scaled_copy.warmup(x, y, 64, 1, BLOCK=64)
+    assert tuned is not plain
+    assert (tuned.metadata.maxnreg, tuned.metadata.enable_fp_fusion) == (128, False)
+    assert plain.metadata.maxnreg is None and plain.metadata.launch_cooperative_grid is False
+    with pytest.raises(TypeError, match="scaled_copy: maxnreg must be a positive integer"):
+        scaled_copy[(1,)](x, y, 64, 1, BLOCK=64, maxnreg="many")
+    with pytest.raises(TypeError, match="launch_cooperative_grid must be True or False"):
+        scaled_copy[(1,)](x, y, 64, 1, BLOCK=64, launch_cooperative_grid=None)

@@ -122,3 +122,35 @@ def test_empty_grid_launches_nothing():
     out.fill_(7)
     axpy_kernel[(0,)](x, y, out, 1.0, 256)
     assert bool((out == 7).all())
+
+
+@tessera.jit
+def grid_barrier_kernel(counter_ptr, out_ptr, PROGRAMS: tl.constexpr):
+    # Every program arrives, then waits for all the others: this finishes
+    # only when the whole grid is resident at once.
+    tl.atomic_add(counter_ptr, 1)
+    while tl.atomic_add(counter_ptr, 0) < PROGRAMS:
+        pass
+    tl.store(out_ptr + tl.program_id(0), tl.atomic_add(counter_ptr, 0))
+
+
+def test_launch_options_reach_the_gpu():
+    x, y, out = tensors(1000)
+    axpy_kernel[(4,)](x, y, out, 2.0, 1000, maxnreg=32, enable_fp_fusion=False)
+    torch.testing.assert_close(out, 2 * x + y)
+    capped = axpy_kernel.warmup(x, y, out, 2.0, 1000, grid=(4,), maxnreg=32)
+    capped._init_handles()
+    assert ".maxnreg 32" in capped.asm["ptx"] and capped.n_regs <= 32
+    programs = torch.cuda.get_device_properties(0).multi_processor_count
+    counter = torch.zeros(1, device="cuda", dtype=torch.int32)
+    seen = torch.zeros(programs, device="cuda", dtype=torch.int32)
+    for _ in range(2):  # the Python path, then the C++ one
+        counter.zero_()
+        grid_barrier_kernel[(programs,)](counter, seen, PROGRAMS=programs,
+                                         launch_cooperative_grid=True)
+        torch.cuda.synchronize()
+        assert (seen == programs).all()
+    # More programs than fit at once: a cooperative launch refuses them.
+    x, y, out = tensors(1 << 24)
+    with pytest.raises(Exception, match="cuLaunchCooperativeKernel"):
+        axpy_kernel[(1 << 16,)](x, y, out, 2.0, 1 << 24, launch_cooperative_grid=True)

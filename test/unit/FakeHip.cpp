@@ -79,11 +79,20 @@ int hipModuleLaunchKernel(void *, unsigned gx, unsigned gy, unsigned gz,
                           void **extra) {
   if (!params || extra)
     return 1;
-  last = {{gx, gy, gz}, {bx, by, bz}, shared, stream, 0, 0, 0};
+  last = {{gx, gy, gz}, {bx, by, bz}, shared, stream, 0, 0, 0, false};
   std::memcpy(&last.x, params[0], 8);
   std::memcpy(&last.y, params[1], 8);
   std::memcpy(&last.n, params[2], 4);
   return 0;
+}
+int hipModuleLaunchCooperativeKernel(void *function, unsigned gx, unsigned gy,
+                                     unsigned gz, unsigned bx, unsigned by,
+                                     unsigned bz, unsigned shared, void *stream,
+                                     void **params) {
+  int result = hipModuleLaunchKernel(function, gx, gy, gz, bx, by, bz, shared,
+                                     stream, params, nullptr);
+  last.cooperative = true;
+  return result;
 }
 int hipMalloc(void **address, size_t bytes) {
   *address = new char[bytes];

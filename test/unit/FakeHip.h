@@ -12,6 +12,7 @@ struct FakeHipLaunch {
   void *stream;
   uint64_t x, y;
   int32_t n;
+  bool cooperative;
 };
 
 #endif // TESSERA_TEST_UNIT_FAKEHIP_H

@@ -26,7 +26,7 @@ inline void expectVectorAddRuns(runtime::Driver &driver,
   driver.copyToDevice(dy, y.data(), n * 4);
   void *args[] = {&dx, &dy, &dz, &n};
   kernel.launch({(unsigned(n) + blockSize - 1) / blockSize, 1, 1}, blockSize, 0,
-                args, nullptr);
+                args, nullptr, /*cooperative=*/false);
   driver.synchronize();
   driver.copyToHost(z.data(), dz, n * 4);
   for (uint64_t p : {dx, dy, dz})

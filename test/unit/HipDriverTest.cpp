@@ -84,7 +84,7 @@ TEST(HipDriver, LaunchesThroughHipModuleLaunchKernel) {
     int32_t n = -7;
     void *args[] = {&x, &y, &n};
     int stream;
-    kernel->launch({4, 2, 1}, 256, 1024, args, &stream);
+    kernel->launch({4, 2, 1}, 256, 1024, args, &stream, false);
     const FakeHipLaunch *launch = lastLaunch();
     EXPECT_EQ(launch->grid[0], 4u);
     EXPECT_EQ(launch->grid[1], 2u);
@@ -97,6 +97,13 @@ TEST(HipDriver, LaunchesThroughHipModuleLaunchKernel) {
     EXPECT_EQ(launch->x, x);
     EXPECT_EQ(launch->y, y);
     EXPECT_EQ(launch->n, n);
+    EXPECT_FALSE(launch->cooperative);
+    // launch_cooperative_grid: the same launch, through the cooperative
+    // entry point.
+    kernel->launch({4, 2, 1}, 256, 0, args, &stream, true);
+    EXPECT_TRUE(lastLaunch()->cooperative);
+    EXPECT_EQ(lastLaunch()->grid[0], 4u);
+    EXPECT_EQ(lastLaunch()->n, n);
   }
   EXPECT_EQ(loadedModules(), 0); // unloaded with the Module
 

@@ -34,10 +34,10 @@ from . import gpu
 from .jit import JITFunction
 
 # Launch options a config passes to the kernel; the other vendor knobs of
-# Triton's configs (matrix_instr_nonkdim, kpack, maxnreg) are accepted and
-# have no effect here.
+# Triton's configs (matrix_instr_nonkdim, kpack) are accepted and have no
+# effect here.
 _LAUNCH_OPTIONS = ("num_warps", "num_stages", "waves_per_eu")
-_IGNORED_OPTIONS = ("matrix_instr_nonkdim", "kpack", "maxnreg", "num_ctas")
+_IGNORED_OPTIONS = ("matrix_instr_nonkdim", "kpack", "num_ctas")
 
 
 class Config:
@@ -63,6 +63,8 @@ class Config:
         launch = {"num_warps": self.num_warps, "num_stages": self.num_stages}
         if self.waves_per_eu:
             launch["waves_per_eu"] = self.waves_per_eu
+        if self.maxnreg is not None:
+            launch["maxnreg"] = self.maxnreg
         return {**self.kwargs, **launch}
 
     def describe(self):
@@ -70,7 +72,8 @@ class Config:
         JSON cannot hold are stored by their repr)."""
         return json.loads(json.dumps(
             {"kwargs": self.kwargs, "num_warps": self.num_warps,
-             "num_stages": self.num_stages, "waves_per_eu": self.waves_per_eu},
+             "num_stages": self.num_stages, "waves_per_eu": self.waves_per_eu,
+             "maxnreg": self.maxnreg},
             default=repr))
 
     def __str__(self):
@@ -78,6 +81,8 @@ class Config:
         parts += [f"num_warps: {self.num_warps}", f"num_stages: {self.num_stages}"]
         if self.waves_per_eu:
             parts.append(f"waves_per_eu: {self.waves_per_eu}")
+        if self.maxnreg is not None:
+            parts.append(f"maxnreg: {self.maxnreg}")
         return ", ".join(parts)
 
     __repr__ = __str__
@@ -301,7 +306,8 @@ class Autotuner(KernelInterface):
         for config in configs:
             options = _tessera.options_for_target(target, config.num_warps, config.num_stages,
                                                   config.waves_per_eu)
-            identity = (json.dumps(config.kwargs, sort_keys=True, default=repr), options)
+            identity = (json.dumps(config.kwargs, sort_keys=True, default=repr), options,
+                        config.maxnreg)
             if identity not in seen:
                 seen.add(identity)
                 kept.append(config)

@@ -15,6 +15,7 @@ import hashlib
 import inspect
 import itertools
 import linecache
+import numbers
 import os
 import textwrap
 import warnings
@@ -246,18 +247,17 @@ class CompiledKernel:
     with) and `_init_handles()` loads it, after which `n_regs` and
     `n_spills` (4-byte words) say what a thread uses (0 on the host)."""
 
-    def __init__(self, name, asm, tile_ir, num_warps, num_stages, debug, waves_per_eu=0,
-                 function=None):
+    def __init__(self, name, asm, tile_ir, options, debug, function=None):
         self.name = name
         self.asm = asm
         self._tile_ir = tile_ir  # with source locations
-        self._options = (num_warps, num_stages, debug, waves_per_eu)
+        self._options = dict(options)  # JITFunction._OPTIONS' names
+        self._debug = debug
         self._function = function  # the JITFunction it came from
         self._host = None
         self._binaries = {}  # (target, bulk copies) -> CompiledBinary
         self._loaded = {}  # device -> GpuKernel
-        self.metadata = _Metadata(name=name, target="host", num_warps=num_warps,
-                                  num_stages=num_stages, shared=0)
+        self.metadata = _Metadata(name=name, target="host", shared=0, **self._options)
         self.n_regs = self.n_spills = None
 
     def _init_handles(self):
@@ -274,10 +274,8 @@ class CompiledKernel:
     def __getitem__(self, grid):
         if self._function is None:
             raise TypeError(f"{self.name}: this compiled kernel cannot be launched by itself")
-        num_warps, num_stages, _, waves_per_eu = self._options
-        compiled = dict(num_warps=num_warps, num_stages=num_stages, waves_per_eu=waves_per_eu)
         # Options that are also parameters are passed among the arguments.
-        options = {name: compiled[name] for name, _ in JITFunction._OPTIONS
+        options = {name: value for name, value in self._options.items()
                    if name not in self._function.arg_names}
 
         def launch(*args, **kwargs):
@@ -307,12 +305,14 @@ class CompiledKernel:
         Without `bulk_copies`, it takes no tensor maps (for AOT launchers)."""
         binary = self._binaries.get((target, bulk_copies))
         if binary is None:
-            num_warps, num_stages, debug, waves_per_eu = self._options
+            options = self._options
             try:
                 binary, note = _tessera.compile_cached(
-                    self._tile_ir, target, num_warps=num_warps, num_stages=num_stages,
-                    debug=bool(debug), waves_per_eu=waves_per_eu,
-                    bulk_copies=bulk_copies)
+                    self._tile_ir, target, num_warps=options["num_warps"],
+                    num_stages=options["num_stages"],
+                    enable_fp_fusion=bool(options["enable_fp_fusion"]),
+                    debug=bool(self._debug), waves_per_eu=options["waves_per_eu"],
+                    bulk_copies=bulk_copies, maxnreg=options["maxnreg"] or 0)
             except _tessera.StageError as e:
                 raise CompilationError(f"{self.name}: {e}") from None
             if note not in ("hit", "stored", "off", "no binary"):
@@ -330,7 +330,8 @@ class CompiledKernel:
             threads = binary.num_warps * binary.warp_size
             loaded = self._loaded[device] = _tessera.GpuKernel(
                 gpu.driver(), image, binary.name, threads, binary.shared_bytes,
-                len(binary.parameter_types), binary.tensor_maps)
+                len(binary.parameter_types), binary.tensor_maps,
+                bool(self._options["launch_cooperative_grid"]))
         return loaded
 
 
@@ -510,8 +511,7 @@ class JITFunction:
         launch += [(name, n, "i64") for n in desc.strides[:-1]]
         return type_name, tuple(divisible), launch
 
-    def _compile(self, arg_types, divisibility, constants, num_warps, num_stages,
-                 waves_per_eu=0):
+    def _compile(self, arg_types, divisibility, constants, options):
         from ..compiler import codegen
         builder = _tessera.Builder()
         try:
@@ -526,21 +526,20 @@ class JITFunction:
         tile = builder.text()
         # Until a GPU target is chosen, the layouts of 32-lane warps.
         asm = _Stages({"tile": tile}, {
-            "tile-layout": lambda: _tessera.assign_layouts(tile, num_warps, 32)})
+            "tile-layout": lambda: _tessera.assign_layouts(tile, options["num_warps"], 32)})
         kernel = CompiledKernel(self.__name__, asm, builder.text(with_locations=True),
-                                num_warps, num_stages, self.debug, waves_per_eu, self)
+                                options, self.debug, self)
         return kernel, generated
 
-    def _get_compiled(self, arguments, num_warps, num_stages, waves_per_eu=0):
+    def _get_compiled(self, arguments, options):
         arg_types, divisibility, constants, launch = self._specialize(arguments)
         key = (tuple(sorted(arg_types.items())), tuple(sorted(divisibility.items())),
-               tuple(sorted((k, repr(v)) for k, v in constants.items())), num_warps, num_stages,
-               waves_per_eu)
+               tuple(sorted((k, repr(v)) for k, v in constants.items())),
+               tuple(options.values()))
         entry = self.cache.get(key)
         if entry is not None and self._is_current(entry):
             return dict(entry, launch=launch)
-        kernel, generated = self._compile(arg_types, divisibility, constants, num_warps,
-                                          num_stages, waves_per_eu)
+        kernel, generated = self._compile(arg_types, divisibility, constants, options)
         # Checks that kernels compile for targets absent here (CI).
         for target in filter(None, os.environ.get("TESSERA_COMPILE_CHECK", "").split(",")):
             kernel.binary_for(target.strip())
@@ -584,15 +583,21 @@ class JITFunction:
         """Compiles for these arguments without running; returns the
         compiled kernel, whose `asm` holds the IR of each stage."""
         arguments, options = self._bind_launch(args, kwargs)
-        return self._get_compiled(arguments, *options)["kernel"]
+        return self._get_compiled(arguments, options)["kernel"]
 
-    _OPTIONS = (("num_warps", 4), ("num_stages", 3), ("waves_per_eu", 0))
+    # Launch options and their defaults: waves_per_eu is AMD's occupancy
+    # hint (wavefronts per execution unit, 0 the compiler's choice),
+    # enable_fp_fusion lets a*b+c become one fma, maxnreg caps the registers
+    # of a thread (NVIDIA; accepted elsewhere), launch_cooperative_grid
+    # launches with every program resident at once.
+    _OPTIONS = (("num_warps", 4), ("num_stages", 3), ("waves_per_eu", 0),
+                ("enable_fp_fusion", True), ("maxnreg", None),
+                ("launch_cooperative_grid", False))
 
     def _bind_launch(self, args, kwargs):
-        """A launch's arguments, and its options num_warps, num_stages and
-        waves_per_eu (AMD's occupancy hint: wavefronts per execution unit,
-        0 the compiler's choice). An option that also names a parameter of
-        the kernel (Triton's tutorial 02 has `num_stages`) is both."""
+        """A launch's arguments, and its options (a dict in _OPTIONS' order).
+        An option that also names a parameter of the kernel (Triton's
+        tutorial 02 has `num_stages`) is both."""
         kwargs = dict(kwargs)
         kwargs.pop("num_ctas", 1)
         # Triton's path to libdevice: the backend links the device library
@@ -604,7 +609,7 @@ class JITFunction:
         for name, _ in self._OPTIONS:
             if name in self.arg_names:
                 options[name] = core._unwrap(arguments[name])
-        return arguments, tuple(options[name] for name, _ in self._OPTIONS)
+        return arguments, _checked_options(self.__name__, options)
 
     def run(self, *args, grid, **kwargs):
         """Launches on `grid`; the compiled kernel is returned."""
@@ -614,12 +619,12 @@ class JITFunction:
         """The launch path for what the C++ one (Launcher) does not know:
         the first launch of a specialisation (compiling it; `key` is its
         key there, or None), host memory, other argument types, errors."""
-        arguments, (num_warps, num_stages, waves_per_eu) = self._bind_launch(args, kwargs)
-        entry = self._get_compiled(arguments, num_warps, num_stages, waves_per_eu)
+        arguments, options = self._bind_launch(args, kwargs)
+        entry = self._get_compiled(arguments, options)
         kernel, launch = entry["kernel"], entry["launch"]
         if callable(grid):
             meta = dict(arguments)
-            meta.update(num_warps=num_warps, num_stages=num_stages)
+            meta.update(num_warps=options["num_warps"], num_stages=options["num_stages"])
             grid = grid(meta)
         grid = tuple(grid) if isinstance(grid, (tuple, list)) else (grid,)
         if not 1 <= len(grid) <= 3:
@@ -724,6 +729,20 @@ _SIGNATURE_TYPES = {
 }
 
 
+def _checked_options(kernel_name, options):
+    """`options` (JITFunction._OPTIONS' names), or a TypeError naming the
+    one with a value of the wrong kind."""
+    maxnreg = options["maxnreg"]
+    if maxnreg is not None and (not isinstance(maxnreg, numbers.Integral) or maxnreg <= 0):
+        raise TypeError(f"{kernel_name}: maxnreg must be a positive integer or None, "
+                        f"got {maxnreg!r}")
+    for name in ("enable_fp_fusion", "launch_cooperative_grid"):
+        if not isinstance(options[name], (bool, numbers.Integral)):
+            raise TypeError(f"{kernel_name}: {name} must be True or False, "
+                            f"got {options[name]!r}")
+    return options
+
+
 def _signature_type(kernel, name, text):
     """('pointer<float32>' or 'int32', divisibility or None) of a signature
     entry: "*fp32", "i32", "*float16:16" (16: the value, or the address, is
@@ -750,14 +769,14 @@ def _signature_type(kernel, name, text):
 
 
 def compile(kernel, signature, target, constexprs=None, num_warps=4, num_stages=3,
-            waves_per_eu=0):
+            waves_per_eu=0, enable_fp_fusion=True, maxnreg=None):
     """Compiles `kernel` (a @jit function) ahead of time, with no GPU needed:
     `signature` gives each runtime argument's type ("*fp32", "i32", "fp16",
     Triton's names; "*fp32:16" for a 16-byte aligned address), `constexprs`
     the compile-time values, `target` where it runs ("cuda:90",
-    "hip:gfx942"); `waves_per_eu` is AMD's occupancy hint (0: the
-    compiler's choice). Returns the CompiledKernel, whose `asm` holds the IR
-    of each stage and the binary ("cubin" or "hsaco")."""
+    "hip:gfx942"); the options are the launch options of the same names
+    (JITFunction._OPTIONS). Returns the CompiledKernel, whose `asm` holds
+    the IR of each stage and the binary ("cubin" or "hsaco")."""
     if not isinstance(kernel, JITFunction):
         raise TypeError("tessera.compile takes a @tessera.jit function")
     constexprs = dict(constexprs or {})
@@ -779,7 +798,10 @@ def compile(kernel, signature, target, constexprs=None, num_warps=4, num_stages=
     unknown = (set(signature) | set(constexprs)) - set(kernel.arg_names)
     if unknown:
         raise TypeError(f"{kernel.__name__} has no argument {', '.join(sorted(unknown))}")
-    compiled, _ = kernel._compile(arg_types, divisibility, constants, num_warps, num_stages,
-                                  waves_per_eu)
+    options = dict(JITFunction._OPTIONS, num_warps=num_warps, num_stages=num_stages,
+                   waves_per_eu=waves_per_eu, enable_fp_fusion=enable_fp_fusion,
+                   maxnreg=maxnreg)
+    compiled, _ = kernel._compile(arg_types, divisibility, constants,
+                                  _checked_options(kernel.__name__, options))
     compiled.compile_for(target)
     return compiled
