@@ -867,6 +867,38 @@ Handle frontend::Builder::bitcast(const Handle &value,
       to);
 }
 
+std::vector<Handle> frontend::Builder::inlineAsm(
+    const std::string &asmString, const std::string &constraints,
+    const std::vector<Handle> &args, const std::vector<std::string> &dtypes,
+    bool pure, int pack) {
+  Impl &s = *impl;
+  if (args.empty())
+    fail("inline_asm_elementwise needs at least one argument");
+  if (dtypes.empty())
+    fail("inline_asm_elementwise needs at least one result dtype");
+  if (pack < 1)
+    fail("inline_asm_elementwise's pack must be at least 1, got " +
+         std::to_string(pack));
+  SmallVector<int64_t> shape(args[0].shape.begin(), args[0].shape.end());
+  for (const Handle &arg : args)
+    shape = s.commonShape(shape, arg.shape);
+  SmallVector<Value> operands;
+  for (const Handle &arg : args)
+    operands.push_back(s.broadcastValue(s.valueOf(arg), shape));
+  SmallVector<Type> types;
+  for (const std::string &dtype : dtypes)
+    types.push_back(s.typeOf(s.dtypeOf(dtype), shape));
+  auto op = InlineAsmOp::create(
+      s.builder, s.loc, types, operands, s.builder.getStringAttr(asmString),
+      s.builder.getStringAttr(constraints), pure ? s.builder.getUnitAttr()
+                                                 : UnitAttr(),
+      s.builder.getI32IntegerAttr(pack));
+  std::vector<Handle> results;
+  for (auto [result, dtype] : llvm::zip(op.getResults(), dtypes))
+    results.push_back(s.handle(result, s.dtypeOf(dtype)));
+  return results;
+}
+
 Handle frontend::Builder::where(const Handle &condition, const Handle &a,
                                 const Handle &b, bool weakA, bool weakB) {
   Impl &s = *impl;

@@ -102,6 +102,13 @@ public:
   Handle bitcast(const Handle &value, const std::string &dtype);
   Handle where(const Handle &condition, const Handle &a, const Handle &b,
                bool weakA = false, bool weakB = false);
+  /// tl.inline_asm_elementwise: `asm` run on `args` broadcast to one shape,
+  /// giving one value of each of `dtypes`.
+  std::vector<Handle> inlineAsm(const std::string &asmString,
+                                const std::string &constraints,
+                                const std::vector<Handle> &args,
+                                const std::vector<std::string> &dtypes,
+                                bool pure, int pack);
 
   // Memory.
   Handle load(const Handle &pointer, const std::optional<Handle> &mask,

@@ -736,6 +736,102 @@ public:
   }
 };
 
+/// The assembly of tl.inline_asm_elementwise once per `packed_element`
+/// registers. Elements narrower than 32 bits share 32-bit registers of the
+/// assembly (vectors in LLVM); a last group a thread fills only in part is
+/// padded with zeros, whose results are dropped.
+class InlineAsmPattern : public LoweringPattern<InlineAsmOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(InlineAsmOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    unsigned pack = op.getPackedElement();
+    // Elements of `type` in one register of the assembly.
+    auto perRegister = [&](Type type) {
+      unsigned bits = type.isIntOrFloat() ? type.getIntOrFloatBitWidth() : 64;
+      return std::min(bits < 32 ? 32 / bits : 1u, pack);
+    };
+    auto registerType = [&](Type element) -> Type {
+      unsigned per = perRegister(element);
+      return per > 1 ? VectorType::get(per, element) : element;
+    };
+    SmallVector<Type> asmTypes;
+    for (Type result : op.getResultTypes()) {
+      Type element = convertElement(result);
+      for (unsigned k = 0; k < pack; k += perRegister(element))
+        asmTypes.push_back(registerType(element));
+    }
+    Type asmType =
+        asmTypes.size() == 1
+            ? asmTypes[0]
+            : LLVM::LLVMStructType::getLiteral(getContext(), asmTypes);
+
+    size_t n = 1;
+    for (ValueRange registers : adaptor.getArgs())
+      n = std::max(n, registers.size());
+    SmallVector<SmallVector<Value>> results(op.getNumResults());
+    for (size_t base = 0; base < n; base += pack) {
+      SmallVector<Value> operands;
+      for (auto [arg, registers] :
+           llvm::zip(op.getArgs(), adaptor.getArgs())) {
+        Type element = convertElement(arg.getType());
+        auto at = [&](size_t i) -> Value {
+          if (registers.size() == 1)
+            return registers[0];
+          if (i < registers.size())
+            return registers[i];
+          return LLVM::ZeroOp::create(rewriter, loc, element);
+        };
+        unsigned per = perRegister(element);
+        for (unsigned k = 0; k < pack; k += per) {
+          if (per == 1) {
+            operands.push_back(at(base + k));
+            continue;
+          }
+          Value packed =
+              LLVM::UndefOp::create(rewriter, loc, registerType(element));
+          for (unsigned e = 0; e < per; ++e)
+            packed = LLVM::InsertElementOp::create(
+                rewriter, loc, packed, at(base + k + e),
+                i32Constant(rewriter, loc, e));
+          operands.push_back(packed);
+        }
+      }
+      Value out =
+          LLVM::InlineAsmOp::create(
+              rewriter, loc, asmType, operands, op.getAsmString(),
+              op.getConstraints(), /*has_side_effects=*/!op.getPure(),
+              /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+              LLVM::AsmDialectAttr::get(getContext(),
+                                        LLVM::AsmDialect::AD_ATT),
+              ArrayAttr())
+              .getRes();
+      unsigned field = 0;
+      for (auto [r, result] : llvm::enumerate(op.getResultTypes())) {
+        unsigned per = perRegister(convertElement(result));
+        for (unsigned k = 0; k < pack; k += per, ++field) {
+          Value value = asmTypes.size() == 1
+                            ? out
+                            : LLVM::ExtractValueOp::create(rewriter, loc,
+                                                           out, field);
+          for (unsigned e = 0; e < per; ++e)
+            if (base + k + e < n)
+              results[r].push_back(
+                  per == 1 ? value
+                           : LLVM::ExtractElementOp::create(
+                                 rewriter, loc, value,
+                                 i32Constant(rewriter, loc, e)));
+        }
+      }
+    }
+    rewriter.replaceOpWithMultiple(op, std::move(results));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tile::populateTensorOpPatterns(TypeConverter &converter,
@@ -749,5 +845,5 @@ void mlir::tile::populateTensorOpPatterns(TypeConverter &converter,
                BroadcastPattern, ExpandDimsPattern, ReshapePattern,
                TransPattern, JoinPattern, SplitPattern, CatPattern,
                ConvertLayoutPattern, ProgramIdPattern, NumProgramsPattern,
-               ExternElementwisePattern>(converter, state);
+               ExternElementwisePattern, InlineAsmPattern>(converter, state);
 }

@@ -639,8 +639,20 @@ LogicalResult ScanOp::verifyRegions() {
 }
 
 //===----------------------------------------------------------------------===//
-// ExternElementwiseOp, PrintOp
+// ExternElementwiseOp, InlineAsmOp, PrintOp
 //===----------------------------------------------------------------------===//
+
+namespace {
+/// What an op that may touch any memory has.
+void addReadWrite(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(),
+                       SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(),
+                       SideEffects::DefaultResource::get());
+}
+} // namespace
 
 LogicalResult ExternElementwiseOp::verify() {
   if (getSymbol().empty())
@@ -651,12 +663,15 @@ LogicalResult ExternElementwiseOp::verify() {
 void ExternElementwiseOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  if (getPure())
-    return;
-  effects.emplace_back(MemoryEffects::Read::get(),
-                       SideEffects::DefaultResource::get());
-  effects.emplace_back(MemoryEffects::Write::get(),
-                       SideEffects::DefaultResource::get());
+  if (!getPure())
+    addReadWrite(effects);
+}
+
+void InlineAsmOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  if (!getPure())
+    addReadWrite(effects);
 }
 
 LogicalResult PrintOp::verify() {

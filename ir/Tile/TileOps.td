@@ -639,6 +639,32 @@ def Tile_ExternElementwiseOp : Tile_Op<"extern_elementwise", [
   let hasVerifier = 1;
 }
 
+def Tile_InlineAsmOp : Tile_Op<"inline_asm", [
+    Elementwise, SameOperandsAndResultShape,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "run target assembly on each group of elements";
+  let description = [{
+    Runs `asm_string` (PTX or AMDGCN, with LLVM inline-asm `constraints`)
+    once per `packed_element` consecutive elements a thread holds. Operands
+    narrower than 32 bits reach the assembly packed into 32-bit registers
+    (four i8 or two f16 per register, as far as `packed_element` allows);
+    results are returned the same way. The assembly's operands are the
+    results' registers, then each operand's, in order. Without `pure`, the
+    assembly may read and write memory and is never removed or merged.
+
+    ```mlir
+    %y = tile.inline_asm %x {asm_string = "shl.b32 $0, $1, 3;",
+        constraints = "=r,r", packed_element = 4 : i32, pure}
+        : (tensor<512xi8>) -> tensor<512xi8>
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_Value>:$args, StrAttr:$asm_string,
+                   StrAttr:$constraints, UnitAttr:$pure,
+                   ConfinedAttr<I32Attr, [IntPositive]>:$packed_element);
+  let results = (outs Variadic<Tile_Value>:$results);
+  let assemblyFormat = "$args attr-dict `:` functional-type($args, $results)";
+}
+
 //===----------------------------------------------------------------------===//
 // Debugging
 //===----------------------------------------------------------------------===//

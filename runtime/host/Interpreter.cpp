@@ -1476,6 +1476,11 @@ private:
         .Case([&](scf::IfOp i) { return ifOp(i); })
         .Case([&](scf::WhileOp w) { return whileLoop(w); })
         .Case([&](func::CallOp c) { return call(c); })
+        .Case([&](InlineAsmOp) {
+          return error(op, "inline_asm_elementwise runs GPU assembly, which "
+                           "the host interpreter cannot execute: run the "
+                           "kernel on a GPU");
+        })
         .Default([&](Operation *) { return unsupported(); });
   }
 

@@ -366,6 +366,28 @@ def fdiv(x, y, ieee_rounding=False):
     return div_rn(x, y) if _unwrap(ieee_rounding) else _t(x) / y
 
 
+def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
+    """Runs target assembly (PTX on NVIDIA, AMDGCN on AMD) on each group of
+    `pack` elements of `args` (broadcast to one shape): operands narrower
+    than 32 bits come packed into 32-bit registers. `constraints` are LLVM
+    inline-asm constraints, results first ("=r,r"). `dtype` is the result's
+    dtype, or a sequence of them for several results (then a tuple is
+    returned)."""
+    asm, constraints = _unwrap(asm), _unwrap(constraints)
+    if not isinstance(asm, str) or not isinstance(constraints, str):
+        raise CompilationError("inline_asm_elementwise takes the assembly and its constraints "
+                               "as strings")
+    dtype = _unwrap(dtype)
+    several = isinstance(dtype, (list, tuple))
+    dtypes = [_unwrap(d) for d in (dtype if several else [dtype])]
+    handles = [_t(a).handle for a in _unwrap(args)]
+    results = _call("inline_asm", asm, constraints, handles, [d.name for d in dtypes],
+                    builtins.bool(_unwrap(is_pure)),
+                    _const_int(pack, "inline_asm_elementwise's pack"))
+    results = [tensor(r) for r in results]
+    return tuple(results) if several else results[0]
+
+
 def umulhi(x, y):
     """The high 32 (or 64) bits of the product of two integers."""
     return tensor(_call("mulhi", _t(x).handle, _t(y).handle))

@@ -184,6 +184,28 @@ func.func @extern(%x: !tile.ptr<f32>) {
   return
 }
 
+// Inline assembly runs once per 4 elements: the i8 operand reaches it as
+// one 32-bit register (a vector of four), its f32 one as four registers;
+// the two results come back as a struct.
+// CHECK-LABEL: llvm.func @inline_asm
+// CHECK-COUNT-4: llvm.insertelement
+// CHECK: llvm.inline_asm asm_dialect = att "shl.b32 $0, $5, 3;", "=r,=f,=f,=f,=f,r,f,f,f,f" %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (vector<4xi8>, f32, f32, f32, f32) -> !llvm.struct<(vector<4xi8>, f32, f32, f32, f32)>
+// CHECK-COUNT-4: llvm.extractelement
+// CHECK-NOT: shl.b32
+func.func @inline_asm(%p: !tile.ptr<i8>, %q: !tile.ptr<f32>) {
+  %offs = tile.make_range 0, 512 : tensor<512xi32>
+  %ps = tile.splat %p : tensor<512x!tile.ptr<i8>>
+  %pa = tile.addptr %ps, %offs : tensor<512x!tile.ptr<i8>>, tensor<512xi32>
+  %qs = tile.splat %q : tensor<512x!tile.ptr<f32>>
+  %qa = tile.addptr %qs, %offs : tensor<512x!tile.ptr<f32>>, tensor<512xi32>
+  %x = tile.load %pa : tensor<512x!tile.ptr<i8>>
+  %f = tile.load %qa : tensor<512x!tile.ptr<f32>>
+  %y, %g = tile.inline_asm %x, %f {asm_string = "shl.b32 $0, $5, 3;", constraints = "=r,=f,=f,=f,=f,r,f,f,f,f", packed_element = 4 : i32, pure} : (tensor<512xi8>, tensor<512xf32>) -> (tensor<512xi8>, tensor<512xf32>)
+  tile.store %pa, %y : tensor<512x!tile.ptr<i8>>
+  tile.store %qa, %g : tensor<512x!tile.ptr<f32>>
+  return
+}
+
 // join, trans, split, expand_dims, broadcast and reshape move registers;
 // the layouts they leave are converted through shared memory.
 // CHECK-LABEL: llvm.func @shapes(

@@ -503,6 +503,38 @@ func.func @extern_shape(%x: tensor<4xf32>) {
 
 // -----
 
+func.func @inline_asm_pack(%x: tensor<4xi8>) {
+  // expected-error @+1 {{'tile.inline_asm' op attribute 'packed_element' failed to satisfy constraint: 32-bit signless integer attribute whose value is positive}}
+  %0 = tile.inline_asm %x {asm_string = "", constraints = "=r,r", packed_element = 0 : i32} : (tensor<4xi8>) -> tensor<4xi8>
+  return
+}
+
+// -----
+
+func.func @inline_asm_shape(%x: tensor<4xi8>) {
+  // expected-error @+1 {{'tile.inline_asm' op all non-scalar operands/results must have the same shape and base type}}
+  %0 = tile.inline_asm %x {asm_string = "", constraints = "=r,r", packed_element = 1 : i32} : (tensor<4xi8>) -> tensor<8xi8>
+  return
+}
+
+// -----
+
+func.func @inline_asm_results(%x: i32) {
+  // expected-error @+1 {{'tile.inline_asm' op expected 1 or more results}}
+  tile.inline_asm %x {asm_string = "", constraints = "r", packed_element = 1 : i32} : (i32) -> ()
+  return
+}
+
+// -----
+
+func.func @inline_asm_operands() {
+  // expected-error @+1 {{'tile.inline_asm' op expected 1 or more operands, but found 0}}
+  %0 = tile.inline_asm {asm_string = "mov.b32 $0, 1;", constraints = "=r", packed_element = 1 : i32} : () -> i32
+  return
+}
+
+// -----
+
 func.func @print_signed(%x: i32) {
   // expected-error @+1 {{'tile.print' op isSigned has 2 entries but there are 1 arguments}}
   tile.print "x" %x : i32 {isSigned = array<i1: true, false>}
