@@ -544,6 +544,34 @@ Handle frontend::Builder::cat(const Handle &a, const Handle &b) {
                   s.dtypeOf(a.dtype));
 }
 
+Handle frontend::Builder::gather(const Handle &src, const Handle &index,
+                                 int axis) {
+  Impl &s = *impl;
+  int rank = src.shape.size();
+  if (rank == 0 || index.shape.size() != src.shape.size())
+    fail("gather needs a source and indices of one rank (at least 1), got " +
+         src.dtype + shapeText(src.shape) + " and " + index.dtype +
+         shapeText(index.shape));
+  if (axis < -rank || axis >= rank)
+    fail("gather's axis " + std::to_string(axis) + " is not a dimension of " +
+         shapeText(src.shape));
+  axis = axis < 0 ? axis + rank : axis;
+  for (int d = 0; d < rank; ++d)
+    if (d != axis && src.shape[d] != index.shape[d])
+      fail("gather's indices " + shapeText(index.shape) +
+           " must match the source " + shapeText(src.shape) +
+           " in every dimension but the axis " + std::to_string(axis));
+  if (!s.dtypeOf(index.dtype).isInt())
+    fail("gather's indices must be integers, got " + index.dtype);
+  Value v = s.valueOf(src);
+  Type element = getElementTypeOrSelf(v.getType());
+  return s.handle(
+      GatherOp::create(s.builder, s.loc,
+                       RankedTensorType::get(index.shape, element), v,
+                       s.valueOf(index), s.builder.getI32IntegerAttr(axis)),
+      s.dtypeOf(src.dtype));
+}
+
 Handle frontend::Builder::join(const Handle &a, const Handle &b) {
   Impl &s = *impl;
   auto [x, y] = broadcastPair(a, b);

@@ -78,6 +78,9 @@ public:
                  bool allowReorder);
   Handle permute(const Handle &value, const std::vector<int32_t> &order);
   Handle cat(const Handle &a, const Handle &b);
+  /// tl.gather: `src` at `index` along `axis` (the other dimensions of the
+  /// two match).
+  Handle gather(const Handle &src, const Handle &index, int axis);
   Handle join(const Handle &a, const Handle &b);
   std::pair<Handle, Handle> split(const Handle &value);
 

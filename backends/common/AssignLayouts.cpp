@@ -197,6 +197,11 @@ private:
           for (Value r : scan.getResult())
             setLayout(r, layout);
         })
+        .Case([&](GatherOp gather) {
+          // Each result register is read at its index's place.
+          Attribute layout = layoutOf(gather.getIndices());
+          setLayout(gather.getResult(), layout);
+        })
         .Case([&](CatOp cat) {
           Attribute layout = layoutOf(cat.getLhs());
           require(cat, 1, layout);

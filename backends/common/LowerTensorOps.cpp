@@ -669,6 +669,72 @@ public:
   }
 };
 
+/// tl.gather: the source goes to shared memory row-major; each register of
+/// the result (in its indices' layout) is read back at its coordinates with
+/// the index in place of the axis.
+class GatherPattern : public LoweringPattern<GatherOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(GatherOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType srcType = op.getSrc().getType();
+    std::optional<LinearLayout> src = layoutOf(srcType);
+    std::optional<LinearLayout> dst = layoutOf(op.getType());
+    if (!src || !dst)
+      return failure();
+    ArrayRef<int64_t> shape = srcType.getShape();
+    std::optional<LinearLayout> srcToOffset =
+        src->invertAndCompose(rowMajorShared(shape));
+    if (!srcToOffset)
+      return failure();
+    Type element = convertElement(srcType);
+    unsigned bytes = storageBytes(element);
+    state.requireScratch(rewriter, srcType.getNumElements() * bytes);
+    auto elementAddress = [&](Value offset) {
+      return sharedAddress(rewriter, loc, state,
+                           arith::MulIOp::create(rewriter, loc, offset,
+                                                 i32Constant(rewriter, loc,
+                                                             bytes)));
+    };
+    state.target.barrier(rewriter, loc);
+    storeToShared(rewriter, loc, state, *src, *srcToOffset, adaptor.getSrc(),
+                  element, elementAddress);
+    state.target.barrier(rewriter, loc);
+
+    HardwareIds ids = emitHardwareIds(rewriter, loc, state.target);
+    SmallVector<SmallVector<Value>> coords =
+        emitCoords(rewriter, loc, *dst, ids);
+    ValueRange indices = adaptor.getIndices();
+    Type i32 = rewriter.getI32Type();
+    SmallVector<Value> values;
+    for (auto [r, coord] : llvm::enumerate(coords)) {
+      Value index = indices[r];
+      unsigned bits = index.getType().getIntOrFloatBitWidth();
+      if (bits > 32)
+        index = arith::TruncIOp::create(rewriter, loc, i32, index);
+      else if (bits < 32)
+        index = arith::ExtUIOp::create(rewriter, loc, i32, index);
+      Value offset = i32Constant(rewriter, loc, 0);
+      int64_t stride = 1;
+      for (int d = shape.size() - 1; d >= 0; --d) {
+        Value c = d == static_cast<int>(op.getAxis()) ? index : coord[d];
+        offset = arith::AddIOp::create(
+            rewriter, loc, offset,
+            arith::MulIOp::create(rewriter, loc, c,
+                                  i32Constant(rewriter, loc, stride)));
+        stride *= shape[d];
+      }
+      values.push_back(
+          loadShared(rewriter, loc, elementAddress(offset), element));
+    }
+    replaceWithRegisters(rewriter, op, values);
+    return success();
+  }
+};
+
 class ProgramIdPattern : public LoweringPattern<ProgramIdOp> {
 public:
   using LoweringPattern::LoweringPattern;
@@ -845,5 +911,6 @@ void mlir::tile::populateTensorOpPatterns(TypeConverter &converter,
                BroadcastPattern, ExpandDimsPattern, ReshapePattern,
                TransPattern, JoinPattern, SplitPattern, CatPattern,
                ConvertLayoutPattern, ProgramIdPattern, NumProgramsPattern,
-               ExternElementwisePattern, InlineAsmPattern>(converter, state);
+               ExternElementwisePattern, InlineAsmPattern, GatherPattern>(
+      converter, state);
 }

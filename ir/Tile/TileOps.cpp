@@ -284,6 +284,27 @@ LogicalResult JoinOp::verify() {
   return verifyResultShape(*this, getType().getShape(), expected);
 }
 
+LogicalResult GatherOp::verify() {
+  RankedTensorType src = getSrc().getType(), indices = getIndices().getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= src.getRank())
+    return emitOpError() << "axis " << axis << " is not a dimension of a rank-"
+                         << src.getRank() << " source";
+  if (indices.getRank() != src.getRank())
+    return emitOpError() << "the indices have rank " << indices.getRank()
+                         << ", the source " << src.getRank();
+  for (int64_t d = 0; d < src.getRank(); ++d)
+    if (d != axis && indices.getDimSize(d) != src.getDimSize(d))
+      return emitOpError() << "the indices' dimension " << d << " is "
+                           << indices.getDimSize(d) << ", the source's "
+                           << src.getDimSize(d);
+  if (!indices.getElementType().isInteger())
+    return emitOpError() << "the indices must be integers";
+  if (getType().getElementType() != src.getElementType())
+    return emitOpError() << "the result's element type is not the source's";
+  return verifyResultShape(*this, getType().getShape(), indices.getShape());
+}
+
 LogicalResult SplitOp::verify() {
   auto srcShape = getSrc().getType().getShape();
   if (srcShape.back() != 2)

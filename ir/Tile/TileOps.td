@@ -212,6 +212,27 @@ def Tile_SplitOp : Tile_Op<"split", [Pure, AllTypesMatch<["outLHS", "outRHS"]>]>
   let hasVerifier = 1;
 }
 
+def Tile_GatherOp : Tile_Op<"gather", [Pure]> {
+  let summary = "gather elements of a tensor along one axis";
+  let description = [{
+    `result[i] = src[i with i[axis] replaced by indices[i]]`: the result has
+    the shape of `indices` and the element type of `src`, whose other
+    dimensions `indices` shares. An index outside `src` along `axis` has no
+    defined result.
+
+    ```mlir
+    %g = tile.gather %src[%idx] {axis = 0 : i32}
+        : (tensor<64x8xf32>, tensor<128x8xi32>) -> tensor<128x8xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, Tile_Tensor:$indices, I32Attr:$axis);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $src `[` $indices `]` attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure, SameOperandsAndResultShape,
     SameOperandsAndResultElementType]> {
   let summary = "move a tensor to another layout";

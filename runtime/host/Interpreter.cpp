@@ -1006,6 +1006,28 @@ private:
               }));
           return done();
         })
+        .Case([&](GatherOp g) -> llvm::Error {
+          auto srcShape = shapeOf(g.getSrc().getType());
+          // Indices are unsigned (as the GPU reads them).
+          RtValue index = get(g.getIndices());
+          unsigned bits = g.getIndices().getType().getElementTypeBitWidth();
+          int axis = g.getAxis();
+          for (int64_t &i : index.ints) {
+            if (bits < 64)
+              i &= (int64_t(1) << bits) - 1;
+            if (i < 0 || i >= srcShape[axis])
+              return error(op, "gather index " + std::to_string(i) +
+                                   " is outside [0, " +
+                                   std::to_string(srcShape[axis]) +
+                                   ") along axis " + std::to_string(axis));
+          }
+          set(result, gather(get(g.getSrc()), shape, [&](int64_t i) {
+                SmallVector<int64_t> c = unflatten(i, shape);
+                c[axis] = index.ints[i];
+                return flatten(c, srcShape);
+              }));
+          return done();
+        })
         .Case([&](CatOp c) {
           RtValue v = get(c.getLhs());
           const RtValue &rhs = get(c.getRhs());

@@ -366,6 +366,13 @@ def fdiv(x, y, ieee_rounding=False):
     return div_rn(x, y) if _unwrap(ieee_rounding) else _t(x) / y
 
 
+def gather(src, index, axis):
+    """`src` gathered along `axis` at `index`: out[i, j] = src[index[i, j], j]
+    for axis 0. `index` has `src`'s rank and its other dimensions."""
+    return tensor(_call("gather", _t(src).handle, _t(index).handle,
+                        _const_int(axis, "gather's axis")))
+
+
 def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
     """Runs target assembly (PTX on NVIDIA, AMDGCN on AMD) on each group of
     `pack` elements of `args` (broadcast to one shape): operands narrower

@@ -206,6 +206,26 @@ func.func @inline_asm(%p: !tile.ptr<i8>, %q: !tile.ptr<f32>) {
   return
 }
 
+// A gather stores its source to shared memory between two barriers, then
+// reads each element of the result at the place its index names.
+// CHECK-LABEL: llvm.func @gather
+// CHECK: nvvm.barrier
+// CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: nvvm.barrier
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+func.func @gather(%p: !tile.ptr<f32>, %q: !tile.ptr<i32>) {
+  %offs = tile.make_range 0, 512 : tensor<512xi32>
+  %ps = tile.splat %p : tensor<512x!tile.ptr<f32>>
+  %pa = tile.addptr %ps, %offs : tensor<512x!tile.ptr<f32>>, tensor<512xi32>
+  %qs = tile.splat %q : tensor<512x!tile.ptr<i32>>
+  %qa = tile.addptr %qs, %offs : tensor<512x!tile.ptr<i32>>, tensor<512xi32>
+  %x = tile.load %pa : tensor<512x!tile.ptr<f32>>
+  %i = tile.load %qa : tensor<512x!tile.ptr<i32>>
+  %g = tile.gather %x[%i] {axis = 0 : i32} : (tensor<512xf32>, tensor<512xi32>) -> tensor<512xf32>
+  tile.store %pa, %g : tensor<512x!tile.ptr<f32>>
+  return
+}
+
 // join, trans, split, expand_dims, broadcast and reshape move registers;
 // the layouts they leave are converted through shared memory.
 // CHECK-LABEL: llvm.func @shapes(

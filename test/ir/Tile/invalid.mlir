@@ -503,6 +503,38 @@ func.func @extern_shape(%x: tensor<4xf32>) {
 
 // -----
 
+func.func @gather_dims(%x: tensor<4x8xf32>, %i: tensor<16x4xi32>) {
+  // expected-error @+1 {{'tile.gather' op the indices' dimension 1 is 4, the source's 8}}
+  %0 = tile.gather %x[%i] {axis = 0 : i32} : (tensor<4x8xf32>, tensor<16x4xi32>) -> tensor<16x4xf32>
+  return
+}
+
+// -----
+
+func.func @gather_axis(%x: tensor<4xf32>, %i: tensor<16xi32>) {
+  // expected-error @+1 {{'tile.gather' op axis 1 is not a dimension of a rank-1 source}}
+  %0 = tile.gather %x[%i] {axis = 1 : i32} : (tensor<4xf32>, tensor<16xi32>) -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @gather_indices(%x: tensor<4xf32>, %i: tensor<16xf32>) {
+  // expected-error @+1 {{'tile.gather' op the indices must be integers}}
+  %0 = tile.gather %x[%i] {axis = 0 : i32} : (tensor<4xf32>, tensor<16xf32>) -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @gather_result(%x: tensor<4xf32>, %i: tensor<16xi32>) {
+  // expected-error @+1 {{'tile.gather' op the result's element type is not the source's}}
+  %0 = tile.gather %x[%i] {axis = 0 : i32} : (tensor<4xf32>, tensor<16xi32>) -> tensor<16xf16>
+  return
+}
+
+// -----
+
 func.func @inline_asm_pack(%x: tensor<4xi8>) {
   // expected-error @+1 {{'tile.inline_asm' op attribute 'packed_element' failed to satisfy constraint: 32-bit signless integer attribute whose value is positive}}
   %0 = tile.inline_asm %x {asm_string = "", constraints = "=r,r", packed_element = 0 : i32} : (tensor<4xi8>) -> tensor<4xi8>
