@@ -572,6 +572,28 @@ Handle frontend::Builder::gather(const Handle &src, const Handle &index,
       s.dtypeOf(src.dtype));
 }
 
+Handle frontend::Builder::histogram(const Handle &src, int64_t numBins,
+                                    const std::optional<Handle> &mask) {
+  Impl &s = *impl;
+  if (src.shape.size() != 1 || !s.dtypeOf(src.dtype).isInt())
+    fail("histogram counts a 1-D tensor of integers, got " + src.dtype +
+         shapeText(src.shape));
+  if (numBins < 1 || !llvm::isPowerOf2_64(numBins))
+    fail("histogram's num_bins must be a power of two, got " +
+         std::to_string(numBins));
+  Value m;
+  if (mask) {
+    m = s.castValue(s.valueOf(*mask), s.dtypeOf(mask->dtype),
+                    DType::boolean());
+    m = s.broadcastValue(m, src.shape);
+  }
+  DType i32 = DType::integer(32);
+  return s.handle(HistogramOp::create(s.builder, s.loc,
+                                      s.typeOf(i32, {numBins}), s.valueOf(src),
+                                      m),
+                  i32);
+}
+
 Handle frontend::Builder::join(const Handle &a, const Handle &b) {
   Impl &s = *impl;
   auto [x, y] = broadcastPair(a, b);

@@ -81,6 +81,10 @@ public:
   /// tl.gather: `src` at `index` along `axis` (the other dimensions of the
   /// two match).
   Handle gather(const Handle &src, const Handle &index, int axis);
+  /// tl.histogram: how many elements of the 1-D `src` fall in each of
+  /// `numBins` bins of width 1 from 0, where `mask` holds.
+  Handle histogram(const Handle &src, int64_t numBins,
+                   const std::optional<Handle> &mask);
   Handle join(const Handle &a, const Handle &b);
   std::pair<Handle, Handle> split(const Handle &value);
 

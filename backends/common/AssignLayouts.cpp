@@ -202,6 +202,11 @@ private:
           Attribute layout = layoutOf(gather.getIndices());
           setLayout(gather.getResult(), layout);
         })
+        .Case([&](HistogramOp histogram) {
+          if (histogram.getMask())
+            require(histogram, 1, layoutOf(histogram.getSrc()));
+          setLayout(histogram.getResult(), defaultLayout(histogram.getType()));
+        })
         .Case([&](CatOp cat) {
           Attribute layout = layoutOf(cat.getLhs());
           require(cat, 1, layout);

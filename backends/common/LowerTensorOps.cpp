@@ -735,6 +735,74 @@ public:
   }
 };
 
+/// tl.histogram: the bins are i32 counters in shared memory; each element
+/// is counted once (by the thread and register that own it) with an atomic
+/// add of 1 to its bin, or of 0 to bin 0 where it is masked off or outside
+/// the bins.
+class HistogramPattern : public LoweringPattern<HistogramOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(HistogramOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    std::optional<LinearLayout> src = layoutOf(op.getSrc().getType());
+    std::optional<LinearLayout> dst = layoutOf(op.getType());
+    if (!src || !dst)
+      return failure();
+    int64_t bins = op.getType().getNumElements();
+    Type i32 = rewriter.getI32Type();
+    state.requireScratch(rewriter, bins * 4);
+    auto binAddress = [&](Value bin) {
+      return sharedAddress(
+          rewriter, loc, state,
+          arith::MulIOp::create(rewriter, loc, bin,
+                                i32Constant(rewriter, loc, 4)));
+    };
+    HardwareIds ids = emitHardwareIds(rewriter, loc, state.target);
+    SmallVector<SmallVector<Value>> binsHeld =
+        emitCoords(rewriter, loc, *dst, ids);
+    state.target.barrier(rewriter, loc);
+    for (const SmallVector<Value> &bin : binsHeld)
+      storeShared(rewriter, loc, binAddress(bin[0]),
+                  i32Constant(rewriter, loc, 0));
+    state.target.barrier(rewriter, loc);
+
+    Value canonical = emitIsCanonicalThread(rewriter, loc, *src, ids);
+    for (auto [r, value] : llvm::enumerate(adaptor.getSrc())) {
+      if (isDuplicateRegister(*src, r))
+        continue;
+      Value inRange = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::ult, value,
+          arith::ConstantOp::create(
+              rewriter, loc, rewriter.getIntegerAttr(value.getType(), bins)));
+      Value counted = arith::AndIOp::create(rewriter, loc, canonical, inRange);
+      if (op.getMask())
+        counted = arith::AndIOp::create(rewriter, loc, counted,
+                                        adaptor.getMask()[r]);
+      Value bin = arith::TruncIOp::create(
+          rewriter, loc, rewriter.getIntegerType(std::min(
+                             32u, value.getType().getIntOrFloatBitWidth())),
+          value);
+      if (bin.getType() != i32)
+        bin = arith::ExtUIOp::create(rewriter, loc, i32, bin);
+      bin = arith::SelectOp::create(rewriter, loc, counted, bin,
+                                    i32Constant(rewriter, loc, 0));
+      LLVM::AtomicRMWOp::create(
+          rewriter, loc, LLVM::AtomicBinOp::add, binAddress(bin),
+          arith::ExtUIOp::create(rewriter, loc, i32, counted),
+          LLVM::AtomicOrdering::monotonic);
+    }
+    state.target.barrier(rewriter, loc);
+    SmallVector<Value> counts;
+    for (const SmallVector<Value> &bin : binsHeld)
+      counts.push_back(loadShared(rewriter, loc, binAddress(bin[0]), i32));
+    replaceWithRegisters(rewriter, op, counts);
+    return success();
+  }
+};
+
 class ProgramIdPattern : public LoweringPattern<ProgramIdOp> {
 public:
   using LoweringPattern::LoweringPattern;
@@ -911,6 +979,6 @@ void mlir::tile::populateTensorOpPatterns(TypeConverter &converter,
                BroadcastPattern, ExpandDimsPattern, ReshapePattern,
                TransPattern, JoinPattern, SplitPattern, CatPattern,
                ConvertLayoutPattern, ProgramIdPattern, NumProgramsPattern,
-               ExternElementwisePattern, InlineAsmPattern, GatherPattern>(
-      converter, state);
+               ExternElementwisePattern, InlineAsmPattern, GatherPattern,
+               HistogramPattern>(converter, state);
 }

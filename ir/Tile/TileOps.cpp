@@ -305,6 +305,19 @@ LogicalResult GatherOp::verify() {
   return verifyResultShape(*this, getType().getShape(), indices.getShape());
 }
 
+LogicalResult HistogramOp::verify() {
+  RankedTensorType src = getSrc().getType(), result = getType();
+  if (src.getRank() != 1 || result.getRank() != 1)
+    return emitOpError() << "counts a 1-D tensor into a 1-D result";
+  if (!src.getElementType().isInteger() ||
+      !result.getElementType().isInteger(32))
+    return emitOpError() << "counts integers into i32 bins";
+  if (getMask() && (getMask().getType().getShape() != src.getShape() ||
+                    !getMask().getType().getElementType().isInteger(1)))
+    return emitOpError() << "the mask must be booleans of the source's shape";
+  return success();
+}
+
 LogicalResult SplitOp::verify() {
   auto srcShape = getSrc().getType().getShape();
   if (srcShape.back() != 2)

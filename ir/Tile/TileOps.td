@@ -233,6 +233,27 @@ def Tile_GatherOp : Tile_Op<"gather", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_HistogramOp : Tile_Op<"histogram", [Pure]> {
+  let summary = "count the integers of a tensor in bins of width 1";
+  let description = [{
+    `result[b]` is how many elements of the 1-D `src` equal `b`, for `b` in
+    [0, N) where N is the result's size; other values, and elements whose
+    `mask` is false, are not counted.
+
+    ```mlir
+    %h = tile.histogram %x, %m : tensor<1024xi32>, tensor<1024xi1>
+        -> tensor<64xi32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, Optional<Tile_Tensor>:$mask);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $src (`,` $mask^)? attr-dict `:` type($src) (`,` type($mask)^)? `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure, SameOperandsAndResultShape,
     SameOperandsAndResultElementType]> {
   let summary = "move a tensor to another layout";

@@ -268,6 +268,7 @@ PYBIND11_MODULE(_tessera, m) {
       .def("bitcast", &Builder::bitcast)
       .def("inline_asm", &Builder::inlineAsm)
       .def("gather", &Builder::gather)
+      .def("histogram", &Builder::histogram)
       .def("where", &Builder::where, py::arg("condition"), py::arg("a"),
            py::arg("b"), py::arg("weak_a") = false, py::arg("weak_b") = false)
       .def("load", &Builder::load)

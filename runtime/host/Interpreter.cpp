@@ -1028,6 +1028,22 @@ private:
               }));
           return done();
         })
+        .Case([&](HistogramOp h) {
+          // Values are compared as unsigned, as the GPU does.
+          const RtValue &src = get(h.getSrc());
+          unsigned bits = h.getSrc().getType().getElementTypeBitWidth();
+          std::vector<int64_t> counts(shape[0], 0);
+          for (int64_t i = 0; i < src.size(); ++i) {
+            bool counted = !h.getMask() || get(h.getMask()).ints[i];
+            uint64_t value = src.ints[i];
+            if (bits < 64)
+              value &= (uint64_t(1) << bits) - 1;
+            if (counted && value < counts.size())
+              ++counts[value];
+          }
+          set(result, makeInts(shape, std::move(counts)));
+          return done();
+        })
         .Case([&](CatOp c) {
           RtValue v = get(c.getLhs());
           const RtValue &rhs = get(c.getRhs());

@@ -9,6 +9,7 @@ from .standard import (abs, arange, argmax, argmin, associative_scan, assume, at
                        atomic_xor, broadcast, broadcast_to, cast, cat, cdiv, ceil, clamp, cos,
                        cumprod, cumsum, debug_barrier, device_assert, device_print, div_rn, dot,
                        erf, exp, exp2, expand_dims, fdiv, flip, floor, fma, full, full_like, gather,
+                       histogram,
                        inline_asm_elementwise, interleave, join, load, log, log2, max, max_constancy, max_contiguous,
                        maximum, min, minimum, multiple_of, num_programs, permute, program_id,
                        PropagateNan, range, ravel, reduce, reshape, rsqrt, sigmoid, sin, softmax,

@@ -422,6 +422,12 @@ class tensor:
     def abs(self):
         return _std.abs(self)
 
+    def gather(self, index, axis):
+        return _std.gather(self, index, axis)
+
+    def histogram(self, num_bins, mask=None):
+        return _std.histogram(self, num_bins, mask)
+
     def cast(self, dtype, fp_downcast_rounding=None, bitcast=False):
         return self.to(dtype, fp_downcast_rounding=fp_downcast_rounding, bitcast=bitcast)
 

@@ -373,6 +373,14 @@ def gather(src, index, axis):
                         _const_int(axis, "gather's axis")))
 
 
+def histogram(input, num_bins, mask=None):
+    """How many elements of the 1-D integer tensor `input` fall in each of
+    `num_bins` bins of width 1 starting at 0 (an int32 tensor); values
+    outside them, and elements where `mask` is false, are not counted."""
+    return tensor(_call("histogram", _t(input).handle,
+                        _const_int(num_bins, "histogram's num_bins"), _handle_or_none(mask)))
+
+
 def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
     """Runs target assembly (PTX on NVIDIA, AMDGCN on AMD) on each group of
     `pack` elements of `args` (broadcast to one shape): operands narrower

@@ -226,6 +226,30 @@ func.func @gather(%p: !tile.ptr<f32>, %q: !tile.ptr<i32>) {
   return
 }
 
+// A histogram zeroes its bins in shared memory, adds each element to its
+// bin atomically (1, or 0 to bin 0 for values outside the bins), and reads
+// the bins back.
+// CHECK-LABEL: llvm.func @histogram
+// CHECK: nvvm.barrier
+// CHECK: llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr<3>
+// CHECK: nvvm.barrier
+// CHECK: llvm.icmp "ult"
+// CHECK: llvm.atomicrmw add %{{.*}}, %{{.*}} monotonic : !llvm.ptr<3>, i32
+// CHECK: nvvm.barrier
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+func.func @histogram(%p: !tile.ptr<i32>) {
+  %offs = tile.make_range 0, 512 : tensor<512xi32>
+  %ps = tile.splat %p : tensor<512x!tile.ptr<i32>>
+  %pa = tile.addptr %ps, %offs : tensor<512x!tile.ptr<i32>>, tensor<512xi32>
+  %x = tile.load %pa : tensor<512x!tile.ptr<i32>>
+  %h = tile.histogram %x : tensor<512xi32> -> tensor<64xi32>
+  %bins = tile.make_range 0, 64 : tensor<64xi32>
+  %bs = tile.splat %p : tensor<64x!tile.ptr<i32>>
+  %ba = tile.addptr %bs, %bins : tensor<64x!tile.ptr<i32>>, tensor<64xi32>
+  tile.store %ba, %h : tensor<64x!tile.ptr<i32>>
+  return
+}
+
 // join, trans, split, expand_dims, broadcast and reshape move registers;
 // the layouts they leave are converted through shared memory.
 // CHECK-LABEL: llvm.func @shapes(

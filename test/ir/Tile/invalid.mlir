@@ -535,6 +535,22 @@ func.func @gather_result(%x: tensor<4xf32>, %i: tensor<16xi32>) {
 
 // -----
 
+func.func @histogram_floats(%x: tensor<16xf32>) {
+  // expected-error @+1 {{'tile.histogram' op counts integers into i32 bins}}
+  %0 = tile.histogram %x : tensor<16xf32> -> tensor<8xi32>
+  return
+}
+
+// -----
+
+func.func @histogram_mask(%x: tensor<16xi32>, %m: tensor<8xi1>) {
+  // expected-error @+1 {{'tile.histogram' op the mask must be booleans of the source's shape}}
+  %0 = tile.histogram %x, %m : tensor<16xi32>, tensor<8xi1> -> tensor<8xi32>
+  return
+}
+
+// -----
+
 func.func @inline_asm_pack(%x: tensor<4xi8>) {
   // expected-error @+1 {{'tile.inline_asm' op attribute 'packed_element' failed to satisfy constraint: 32-bit signless integer attribute whose value is positive}}
   %0 = tile.inline_asm %x {asm_string = "", constraints = "=r,r", packed_element = 0 : i32} : (tensor<4xi8>) -> tensor<4xi8>

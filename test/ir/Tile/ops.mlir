@@ -183,6 +183,10 @@ func.func @reduce_to_scalar(%x: tensor<128xi32>) -> i32 {
 func.func @extern_and_debug(%x: tensor<128xf32>, %i: tensor<16xi32>, %ok: tensor<16xi1>, %s: f32) -> tensor<128xf32> {
   // CHECK: tile.extern_elementwise %{{.*}} {libname = "libdevice", libpath = "", pure, symbol = "__nv_erff"} : (tensor<128xf32>) -> tensor<128xf32>
   %y = tile.extern_elementwise %x {libname = "libdevice", libpath = "", symbol = "__nv_erff", pure} : (tensor<128xf32>) -> tensor<128xf32>
+  // CHECK: tile.histogram %{{.*}} : tensor<16xi32> -> tensor<8xi32>
+  %h = tile.histogram %i : tensor<16xi32> -> tensor<8xi32>
+  // CHECK: tile.histogram %{{.*}}, %{{.*}} : tensor<16xi32>, tensor<16xi1> -> tensor<8xi32>
+  %hm = tile.histogram %i, %ok : tensor<16xi32>, tensor<16xi1> -> tensor<8xi32>
   // CHECK: tile.gather %{{.*}}[%{{.*}}] {axis = 0 : i32} : (tensor<128xf32>, tensor<16xi32>) -> tensor<16xf32>
   %g = tile.gather %x[%i] {axis = 0 : i32} : (tensor<128xf32>, tensor<16xi32>) -> tensor<16xf32>
   // CHECK: tile.inline_asm %{{.*}}, %{{.*}} {asm_string = "mov.b32 $0, $2; mov.b32 $1, $3;", constraints = "=r,=r,r,r", packed_element = 1 : i32} : (tensor<16xi32>, tensor<16xi32>) -> (tensor<16xi32>, tensor<16xi32>)
