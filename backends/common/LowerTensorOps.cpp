@@ -773,20 +773,22 @@ public:
     for (auto [r, value] : llvm::enumerate(adaptor.getSrc())) {
       if (isDuplicateRegister(*src, r))
         continue;
+      // Compared as unsigned, at 32 bits at least (bins may outnumber the
+      // values of a narrower type).
+      Value wide = value;
+      if (value.getType().getIntOrFloatBitWidth() < 32)
+        wide = arith::ExtUIOp::create(rewriter, loc, i32, value);
       Value inRange = arith::CmpIOp::create(
-          rewriter, loc, arith::CmpIPredicate::ult, value,
+          rewriter, loc, arith::CmpIPredicate::ult, wide,
           arith::ConstantOp::create(
-              rewriter, loc, rewriter.getIntegerAttr(value.getType(), bins)));
+              rewriter, loc, rewriter.getIntegerAttr(wide.getType(), bins)));
       Value counted = arith::AndIOp::create(rewriter, loc, canonical, inRange);
       if (op.getMask())
         counted = arith::AndIOp::create(rewriter, loc, counted,
                                         adaptor.getMask()[r]);
-      Value bin = arith::TruncIOp::create(
-          rewriter, loc, rewriter.getIntegerType(std::min(
-                             32u, value.getType().getIntOrFloatBitWidth())),
-          value);
-      if (bin.getType() != i32)
-        bin = arith::ExtUIOp::create(rewriter, loc, i32, bin);
+      Value bin = wide.getType() == i32
+                      ? wide
+                      : arith::TruncIOp::create(rewriter, loc, i32, wide);
       bin = arith::SelectOp::create(rewriter, loc, counted, bin,
                                     i32Constant(rewriter, loc, 0));
       LLVM::AtomicRMWOp::create(
