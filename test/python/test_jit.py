@@ -1,5 +1,8 @@
 """Specialisation and the cache of compiled kernels."""
 
+import inspect
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -128,7 +131,32 @@ def test_a_template_kernel_patched_by_its_source(device):
     np.testing.assert_array_equal(out, x + 10)
 
 
+def patch_kernel(template, to_replace):
+    # Triton's test helpers make kernels from a template this way in
+    # interpreter mode: exec of the patched source.
+    scope = {}
+    src = textwrap.dedent(inspect.getsource(template.fn))
+    for key, value in to_replace.items():
+        src = src.replace(key, value)
+    exec(src, template.fn.__globals__, scope)
+    return scope[template.fn.__name__]
+
+
+def test_a_kernel_made_by_exec_of_its_source(device):
+    kernel = patch_kernel(template_kernel, {"GENERATE_TEST_HERE": "x * 3"})
+    x, out = np.arange(8, dtype=np.float32), np.zeros(8, np.float32)
+    kernel[(1,)](x, out, N=8)
+    np.testing.assert_array_equal(out, x * 3)
+    # Its errors quote the executed text.
+    broken = patch_kernel(template_kernel, {"GENERATE_TEST_HERE": "x + no_such_name"})
+    with pytest.raises(tessera.CompilationError,
+                       match=r"<exec of template_kernel>:\d+:\d+: name 'no_such_name' is not "
+                             r"defined\n.*x \+ no_such_name"):
+        broken[(1,)](x, out, N=8)
+
+
 def test_a_kernel_without_source_is_named():
+    # The string exec ran is gone: nothing holds it.
     scope = {}
     with pytest.raises(TypeError, match="cannot read the source of made_by_exec"):
         exec("import tessera\n@tessera.jit\ndef made_by_exec(x):\n    pass\n", scope)

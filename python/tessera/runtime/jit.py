@@ -356,9 +356,16 @@ class JITFunction:
         try:
             lines, self.first_line = inspect.getsourcelines(fn)
         except (OSError, TypeError) as e:
-            raise TypeError(f"@jit cannot read the source of {fn.__name__} ({e}): kernels are "
-                            "compiled from their source, so define them in a file or a "
-                            "notebook cell") from None
+            lines = _executed_source(fn)
+            if lines is None:
+                raise TypeError(f"@jit cannot read the source of {fn.__name__} ({e}): kernels "
+                                "are compiled from their source, so define them in a file, a "
+                                "notebook cell, or by exec of a string") from None
+            self.first_line = fn.__code__.co_firstlineno
+            # Error messages quote it under a name of its own.
+            self.filename = f"<exec of {fn.__name__}>"
+            text = "".join(lines)
+            linecache.cache[self.filename] = (len(text), None, lines, self.filename)
         # Columns in the AST of the dedented source are off by the indent.
         self.indent = len(lines[0]) - len(lines[0].lstrip())
         self.src = textwrap.dedent("".join(lines))
@@ -727,6 +734,46 @@ _SIGNATURE_TYPES = {
     "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
     "fp8e4nv": "float8e4nv", "fp8e5": "float8e5",
 }
+
+
+def _executed_source(fn):
+    """The source lines of `fn` where exec made it from a string, which is
+    in no file: the string, still held by a calling frame (Triton's test
+    helpers exec a template kernel's patched source), whose code defines a
+    function of `fn`'s name and parameters at `fn`'s first line; None when
+    no frame holds one."""
+    code = fn.__code__
+    names = list(inspect.signature(fn).parameters)
+    frame = inspect.currentframe()
+    try:
+        while frame is not None:
+            for value in list(frame.f_locals.values()):
+                if isinstance(value, str) and f"def {fn.__name__}" in value:
+                    lines = _function_lines(value, fn.__name__, names, code.co_firstlineno)
+                    if lines is not None:
+                        return lines
+            frame = frame.f_back
+    finally:
+        del frame
+    return None
+
+
+def _function_lines(text, name, parameters, first_line):
+    """The lines of `text` defining function `name` with `parameters` from
+    `first_line` (its first decorator's), or None."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef) or node.name != name:
+            continue
+        start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+        args = node.args
+        found = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+        if start == first_line and found == parameters:
+            return text.splitlines(keepends=True)[start - 1:node.end_lineno]
+    return None
 
 
 def _checked_options(kernel_name, options):
