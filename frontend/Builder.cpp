@@ -659,13 +659,19 @@ Handle frontend::Builder::binary(const std::string &op, const Handle &a,
   static const char *comparisons[] = {"eq", "ne", "lt", "le", "gt", "ge"};
   bool isComparison = llvm::is_contained(comparisons, op);
   bool isLogical = op == "logical_and" || op == "logical_or";
+  bool divOrMod = op == "truediv" || op == "floordiv" || op == "mod";
+  if (divOrMod && !weakA && !weakB && ta.isInt() && tb.isInt() &&
+      ta.isSigned() != tb.isSigned())
+    fail("Cannot use /, //, or % with " + ta.name() + " and " + tb.name() +
+         " because they have different signedness; this is unlikely to "
+         "result in a useful answer. Cast them to the same signedness.");
   DType type = isLogical ? DType::boolean()
                          : s.computationType(ta, tb, weakA, weakB, op);
   bool isBitwise = op == "and" || op == "or" || op == "xor" || op == "lshift" ||
                    op == "rshift";
   if (isBitwise && type.isFloat())
-    fail("'" + op + "' needs integer operands, got " + ta.name() + " and " +
-         tb.name());
+    fail("invalid operands of type " + ta.name() + " and " + tb.name() +
+         ": '" + op + "' needs integers");
   if ((op == "floordiv" || op == "mod") && type.isBool())
     type = DType::integer(32);
   va = s.castValue(va, ta, type);
@@ -729,8 +735,8 @@ Handle frontend::Builder::binary(const std::string &op, const Handle &a,
     r = arith::XOrIOp::create(ob, loc, va, vb);
   else if (op == "lshift")
     r = arith::ShLIOp::create(ob, loc, va, vb);
-  else if (op == "rshift")
-    r = sgn ? Value(arith::ShRSIOp::create(ob, loc, va, vb))
+  else if (op == "rshift") // arithmetic for a signed left operand
+    r = ta.isSigned() ? Value(arith::ShRSIOp::create(ob, loc, va, vb))
             : Value(arith::ShRUIOp::create(ob, loc, va, vb));
   // minimum/maximum return NaN where either operand is; minnum/maxnum the
   // other operand (Triton's PropagateNan.ALL and NONE).
@@ -1274,10 +1280,6 @@ Handle frontend::Builder::dot(const Handle &a, const Handle &b,
   if (a.shape[r - 1] != b.shape[r - 2])
     fail("dot: the inner dimensions differ: " + shapeText(a.shape) + " and " +
          shapeText(b.shape));
-  for (const Handle *h : {&a, &b})
-    if (h->shape[r - 2] < 16 || h->shape[r - 1] < 16)
-      fail("dot needs every matrix dimension to be at least 16, got " +
-           shapeText(h->shape));
   if (ta.isFloat() != tb.isFloat())
     fail("dot needs operands of one kind, got " + ta.name() + " and " +
          tb.name());

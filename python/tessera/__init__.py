@@ -7,7 +7,7 @@ and `@tessera.heuristics` choose their meta-parameters, and
 """
 
 from . import language, testing
-from .language.core import CompilationError
+from .language.core import CompilationError, TesseraError, TritonError
 from .runtime.autotuner import Autotuner, Config, Heuristics, autotune, heuristics
 from .runtime.jit import CompiledKernel, JITFunction, TensorWrapper, compile, jit, reinterpret
 
@@ -38,5 +38,6 @@ def next_power_of_2(n):
 
 
 __all__ = ["Autotuner", "CompilationError", "CompiledKernel", "Config", "Heuristics",
+           "TesseraError", "TritonError",
            "JITFunction", "TensorWrapper", "autotune", "cdiv", "compile", "heuristics", "jit",
            "language", "next_power_of_2", "reinterpret", "set_allocator", "testing"]

@@ -634,3 +634,76 @@ def test_debug_barrier(device):
     assert "tile.barrier" in compiled.asm["tile"]
     binary = compiled.compile_for("cuda:80")
     assert "barrier.sync" in binary.assembly or "bar.sync" in binary.assembly
+
+
+@tessera.jit
+def binary_kernel(x_ptr, y_ptr, z_ptr, N: tl.constexpr, OP: tl.constexpr):
+    offs = tl.arange(0, N)
+    x, y = tl.load(x_ptr + offs), tl.load(y_ptr + offs)
+    if OP == ">>":
+        z = x >> y
+    elif OP == "%":
+        z = x % y
+    elif OP == "/":
+        z = x / y
+    else:
+        z = x & y
+    tl.store(z_ptr + offs, z)
+
+
+def test_right_shift_follows_the_signedness_of_its_left_operand(device, rng):
+    # int8 >> uint8 shifts at uint8 but arithmetically, as Triton does.
+    x = rng.integers(-128, 128, 64).astype(np.int8)
+    y = rng.integers(0, 8, 64).astype(np.uint8)
+    z = np.zeros(64, np.int8)
+    binary_kernel[(1,)](x, y, z, 64, ">>")
+    np.testing.assert_array_equal(z, x >> y.astype(np.int8))
+    u, v = x.view(np.uint8), y.astype(np.int8)
+    w = np.zeros(64, np.uint8)
+    binary_kernel[(1,)](u, v, w, 64, ">>")
+    np.testing.assert_array_equal(w, u >> v.astype(np.uint8))
+
+
+@pytest.mark.parametrize("op", ["%", "/"])
+def test_division_of_mixed_signedness_is_refused(op):
+    x, y = np.ones(16, np.int32), np.ones(16, np.uint32)
+    with pytest.raises(tessera.TritonError, match="Cannot use /, //, or % with int32 and uint32 "
+                                                  "because they have different signedness"):
+        binary_kernel[(1,)](x, y, np.zeros(16, np.float32), 16, op)
+
+
+def test_bitwise_ops_on_floats_name_the_operands():
+    x = np.ones(16, np.float32)
+    with pytest.raises(tessera.CompilationError,
+                       match="invalid operands of type float32 and float32: 'and' needs "
+                             "integers"):
+        binary_kernel[(1,)](x, x, x, 16, "&")
+
+
+def test_triton_error_names():
+    from tessera.runtime.errors import InterpreterError
+    assert issubclass(tessera.CompilationError, tessera.TritonError)
+    assert tessera.TritonError is tessera.TesseraError
+    with pytest.raises(InterpreterError, match="out-of-bounds access by tile.load"):
+        copy_kernel[(1,)](np.zeros(8, np.float32), np.zeros(16, np.float32), 16, BLOCK=16)
+
+
+def test_dtype_names_and_properties():
+    assert tl.dtype("fp16") == tl.float16 and tl.dtype("bf16") == tl.bfloat16
+    assert tl.float16.exponent_bias == 15 and tl.float8e4nv.exponent_bias == 7
+    assert tl.bfloat16.exponent_bias == 127 and tl.float8e5.exponent_bias == 15
+    assert tl.pi32_t == tl.pointer_type(tl.int32)
+    with pytest.raises(TypeError, match="int32 is not a floating-point type"):
+        tl.int32.exponent_bias
+
+
+@tessera.jit
+def read_only_kernel(x_ptr: tl.const, y_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs) + 1)
+
+
+def test_const_annotates_a_read_only_pointer(device):
+    x, y = np.arange(16, dtype=np.float32), np.zeros(16, np.float32)
+    read_only_kernel[(1,)](x, y, 16)
+    np.testing.assert_array_equal(y, x + 1)

@@ -531,6 +531,19 @@ def test_dot_out_dtype(device, rng, case):
     check(c, a64 @ b64, tol)
 
 
+@pytest.mark.parametrize("shape", [(2, 2, 16), (1, 32, 32), (16, 1, 16), (4, 8, 2), (1, 1, 1),
+                                   (64, 64, 4)])
+@pytest.mark.parametrize("name", ["float16", "float32-ieee"])
+def test_dot_of_small_shapes(device, rng, name, shape):
+    # Below a matrix unit's shape, dots take the CUDA-core (FMA) path.
+    M, N, K = shape
+    a, a64 = operand(rng, name, (M, K))
+    b, b64 = operand(rng, name, (K, N))
+    c = np.zeros((M, N), np.float32)
+    dot_out_dtype_kernel[(1,)](a, b, c, M=M, N=N, K=K, OUT_TYPE=tl.float32)
+    check(c, a64 @ b64, 1e-2)
+
+
 def torch_where(device):
     torch = pytest.importorskip("torch")
     if device != "interpreter" and not torch.cuda.is_available():

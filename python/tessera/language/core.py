@@ -13,7 +13,14 @@ import threading
 _state = threading.local()
 
 
-class CompilationError(Exception):
+class TesseraError(Exception):
+    """The base of the errors Tessera raises (Triton's TritonError)."""
+
+
+TritonError = TesseraError
+
+
+class CompilationError(TesseraError):
     """A mistake in a kernel, pointing at its source line."""
 
     def __init__(self, message, *, filename=None, lineno=None, col=None, source_line=None):
@@ -54,7 +61,8 @@ class dtype:
     """An element type: `tl.float32`, `tl.int8`, `tl.pointer_type(tl.float16)`..."""
 
     def __init__(self, name):
-        self.name = name
+        # Triton's short names ("fp16", "bf16") name the same types.
+        self.name = _SHORT_NAMES.get(name, name)
 
     def __eq__(self, other):
         return isinstance(other, dtype) and self.name == other.name
@@ -118,12 +126,31 @@ class dtype:
             raise TypeError(f"{self.name} is not a floating-point type")
         return widths[self.name]
 
+    @property
+    def exponent_bias(self):
+        """The exponent bias of a floating-point type."""
+        biases = {"float8e4nv": 7, "float8e5": 15, "float16": 15, "bfloat16": 127,
+                  "float32": 127, "float64": 1023}
+        if self.name not in biases:
+            raise TypeError(f"{self.name} is not a floating-point type")
+        return biases[self.name]
+
     # Triton's short names of the element types, by kind.
     SINT_TYPES = ("int8", "int16", "int32", "int64")
     UINT_TYPES = ("int1", "uint8", "uint16", "uint32", "uint64")
     FP_TYPES = ("fp8e4nv", "fp8e5", "fp16", "bf16", "fp32", "fp64")
     STANDARD_FP_TYPES = ("fp16", "bf16", "fp32", "fp64")
     OTHER_TYPES = ("void",)
+
+
+# Triton's short names of floating-point types, for dtype(name).
+_SHORT_NAMES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+                "fp8e4nv": "float8e4nv", "fp8e5": "float8e5"}
+
+
+class const:
+    """The annotation of a parameter pointing at memory the kernel only
+    reads (Triton's tl.const)."""
 
 
 class pointer_type(dtype):
@@ -450,6 +477,8 @@ class tensor:
     def cumsum(self, axis=0, reverse=False):
         return _std.cumsum(self, axis, reverse)
 
+
+pi32_t = pointer_type(int32)
 
 # The builtins operate on tensors; they are defined in standard.py, which
 # imports this module, so the methods above look them up when called.

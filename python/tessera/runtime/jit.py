@@ -25,6 +25,7 @@ from . import gpu
 from ..language import core, descriptor
 from ..language.core import CompilationError, constexpr
 from ..tools.tensor_descriptor import TensorDescriptor
+from .errors import InterpreterError
 
 _NUMPY_DTYPES = {
     "float16": "float16", "float32": "float32", "float64": "float64",
@@ -716,7 +717,7 @@ class JITFunction:
         try:
             kernel.host_module().run(kernel.name, list(grid), host_args, buffers)
         except _tessera.HostError as e:
-            raise RuntimeError(str(e)) from None
+            raise InterpreterError(str(e)) from None
 
 
 def jit(fn=None, *, do_not_specialize=(), interpret=None, debug=None, noinline=False, **kwargs):
