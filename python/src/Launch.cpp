@@ -447,7 +447,11 @@ private:
       if (torch.is_none())
         return nullptr;
       tensor = torch.attr("Tensor");
-      rawStream = torch.attr("_C").attr("_cuda_getCurrentRawStream");
+      // Absent from builds of torch without CUDA (whose tensors are on the
+      // host, and never reach currentStream).
+      py::object native = torch.attr("_C");
+      if (py::hasattr(native, "_cuda_getCurrentRawStream"))
+        rawStream = native.attr("_cuda_getCurrentRawStream");
     }
     return reinterpret_cast<PyTypeObject *>(tensor.ptr());
   }

@@ -1,7 +1,9 @@
 """Specialisation and the cache of compiled kernels."""
 
 import inspect
+import sys
 import textwrap
+import types
 
 import numpy as np
 import pytest
@@ -196,3 +198,20 @@ def test_launch_options_are_accepted_and_specialise(device):
         scaled_copy[(1,)](x, y, 64, 1, BLOCK=64, maxnreg="many")
     with pytest.raises(TypeError, match="launch_cooperative_grid must be True or False"):
         scaled_copy[(1,)](x, y, 64, 1, BLOCK=64, launch_cooperative_grid=None)
+
+
+def test_launches_with_a_torch_built_without_cuda(monkeypatch):
+    # Such a torch has no CUDA stream functions; launches do not ask for them.
+    fake_torch = types.ModuleType("torch")
+    fake_torch.Tensor = type("Tensor", (), {})
+    fake_torch._C = types.ModuleType("torch._C")
+    monkeypatch.setitem(sys.modules, "torch", fake_torch)
+
+    @tessera.jit
+    def add_one(x_ptr, N: tl.constexpr):
+        offs = tl.arange(0, N)
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs) + 1)
+
+    x = np.zeros(16, np.float32)
+    add_one[(1,)](x, N=16)
+    np.testing.assert_array_equal(x, 1)
