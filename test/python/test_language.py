@@ -707,3 +707,24 @@ def test_const_annotates_a_read_only_pointer(device):
     x, y = np.arange(16, dtype=np.float32), np.zeros(16, np.float32)
     read_only_kernel[(1,)](x, y, 16)
     np.testing.assert_array_equal(y, x + 1)
+
+
+@tessera.jit
+def optional_scale_kernel(x_ptr, y_ptr, N: tl.constexpr, SCALED: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    scale = tl.load(x_ptr + offs) if SCALED else None
+    if scale is not None:
+        x = x * scale
+    if scale is None:
+        x = x + 100
+    tl.store(y_ptr + offs, x)
+
+
+def test_is_none_of_a_tensor_is_known_when_compiling(device):
+    # A tensor is never None: `is` / `is not None` need no runtime test.
+    x, y = np.arange(16, dtype=np.float32), np.zeros(16, np.float32)
+    optional_scale_kernel[(1,)](x, y, 16, True)
+    np.testing.assert_array_equal(y, x * x)
+    optional_scale_kernel[(1,)](x, y, 16, False)
+    np.testing.assert_array_equal(y, x + 100)

@@ -599,7 +599,12 @@ class CodeGenerator(ast.NodeVisitor):
         for op, comparator in zip(node.ops, node.comparators):
             right = self.visit(comparator)
             fn = _COMPARE[type(op)]
-            if _is_tensor(left) or _is_tensor(right):
+            none = _unwrap(left) is None or _unwrap(right) is None
+            if (_is_tensor(left) or _is_tensor(right)) and isinstance(op, (ast.Is, ast.IsNot)) \
+                    and none:
+                # A tensor is never None (`if scale is not None:`).
+                part = isinstance(op, ast.IsNot)
+            elif _is_tensor(left) or _is_tensor(right):
                 if isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)):
                     raise self._error(node, f"'{type(op).__name__}' does not apply to tensors")
                 part = fn(left if _is_tensor(left) else _unwrap(left),
