@@ -728,3 +728,20 @@ def test_is_none_of_a_tensor_is_known_when_compiling(device):
     np.testing.assert_array_equal(y, x * x)
     optional_scale_kernel[(1,)](x, y, 16, False)
     np.testing.assert_array_equal(y, x + 100)
+
+
+@tessera.jit
+def literal_tensors_kernel(out_ptr, lo, hi, N: tl.constexpr):
+    value = 1
+    ones = tl.full([N], value=value, dtype=value.dtype)
+    acc = 0
+    acc = acc.to(tl.int64)
+    for i in range(lo, hi):
+        acc += i
+    tl.store(out_ptr + tl.arange(0, N), ones + acc)
+
+
+def test_python_numbers_used_as_tensors(device):
+    out = np.zeros(8, np.int64)
+    literal_tensors_kernel[(1,)](out, 2**33, 2**33 + 3, 8)
+    np.testing.assert_array_equal(out, 1 + 3 * 2**33 + 3)

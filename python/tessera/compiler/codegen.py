@@ -504,6 +504,12 @@ class CodeGenerator(ast.NodeVisitor):
     def visit_Attribute(self, node):
         value = self.visit(node.value)
         target = value.value if isinstance(value, constexpr) and not hasattr(value, node.attr) else value
+        # A Python number used as a tensor (`acc = 0; acc.to(tl.int64)`,
+        # `value = 1; value.dtype`) is the tensor Triton makes of it.
+        if isinstance(target, (bool, int, float)) and not hasattr(target, node.attr):
+            as_tensor = core.to_tensor(target)
+            if hasattr(as_tensor, node.attr):
+                target = as_tensor
         try:
             return getattr(target, node.attr)
         except AttributeError:
