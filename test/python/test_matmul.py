@@ -489,9 +489,6 @@ def optional_bias_kernel(a_ptr, c_ptr, bias_ptr, N: tl.constexpr):
     tl.store(c_ptr + n[:, None] * N + n[None, :], acc)
 
 
-@pytest.mark.xfail(raises=triton.CompilationError, strict=True,
-                   reason="`tensor is not None` is a compile-time True in Triton; Tessera's "
-                          "code generator rejects 'is'/'is not' on tensors")
 def test_matmul_optional_bias_pointer(device, rng):
     """Triton matmuls often take `bias_ptr=None` and test it with `is not None`."""
     a, a64 = operand(rng, "float16", (16, 16))
