@@ -117,23 +117,21 @@ class dtype:
     def scalar(self):
         return self
 
+    def _float_format(self):
+        """(explicit mantissa bits, exponent bias) of a floating-point type."""
+        formats = {"float8e4nv": (3, 7), "float8e5": (2, 15), "float16": (10, 15),
+                   "bfloat16": (7, 127), "float32": (23, 127), "float64": (52, 1023)}
+        if self.name not in formats:
+            raise TypeError(f"{self.name} is not a floating-point type")
+        return formats[self.name]
+
     @property
     def fp_mantissa_width(self):
-        """The explicit mantissa bits of a floating-point type."""
-        widths = {"float8e4nv": 3, "float8e5": 2, "float16": 10, "bfloat16": 7,
-                  "float32": 23, "float64": 52}
-        if self.name not in widths:
-            raise TypeError(f"{self.name} is not a floating-point type")
-        return widths[self.name]
+        return self._float_format()[0]
 
     @property
     def exponent_bias(self):
-        """The exponent bias of a floating-point type."""
-        biases = {"float8e4nv": 7, "float8e5": 15, "float16": 15, "bfloat16": 127,
-                  "float32": 127, "float64": 1023}
-        if self.name not in biases:
-            raise TypeError(f"{self.name} is not a floating-point type")
-        return biases[self.name]
+        return self._float_format()[1]
 
     # Triton's short names of the element types, by kind.
     SINT_TYPES = ("int8", "int16", "int32", "int64")
