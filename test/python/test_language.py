@@ -169,14 +169,16 @@ def bool_sums_kernel(x_ptr, out_ptr, N: tl.constexpr):
     positive = tl.load(x_ptr + tl.arange(0, N)) > 0
     tl.store(out_ptr, tl.sum(positive, 0))  # booleans count in int32
     tl.store(out_ptr + 1, tl.sum(positive, 0, dtype=tl.int1).to(tl.int32))  # int1 wraps
+    # Sums asked for in int8 wrap in int8.
+    tl.store(out_ptr + 2, tl.sum(positive.to(tl.int8) * 7, 0, dtype=tl.int8).to(tl.int32))
 
 
 @pytest.mark.parametrize("ones", [1024, 1023])
 def test_sums_of_booleans(device, ones):
     x = np.where(np.arange(1024) < ones, 1.0, -1.0).astype(np.float32)
-    out = np.full(2, -1, np.int32)
+    out = np.full(3, -1, np.int32)
     bool_sums_kernel[(1,)](x, out, N=1024)
-    np.testing.assert_array_equal(out, [ones, ones % 2])
+    np.testing.assert_array_equal(out, [ones, ones % 2, (7 * ones + 128) % 256 - 128])
 
 
 @tessera.jit

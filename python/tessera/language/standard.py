@@ -515,6 +515,10 @@ def sum(input, axis=None, keep_dims=False, dtype=None):
         if dtype == int1:
             # Sums of int1 wrap: the parity (booleans alone widen to int32).
             return _reduce_builtin("xor_sum", x, axis, keep_dims)
+        if dtype.is_int():
+            # They wrap in the dtype asked for; the int32 sum, narrowed,
+            # is that sum.
+            return _reduce_builtin("sum", x, axis, keep_dims).to(dtype)
     return _reduce_builtin("sum", x, axis, keep_dims)
 
 

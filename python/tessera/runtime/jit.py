@@ -780,6 +780,11 @@ def _function_lines(text, name, parameters, first_line):
 def _checked_options(kernel_name, options):
     """`options` (JITFunction._OPTIONS' names), or a TypeError naming the
     one with a value of the wrong kind."""
+    num_warps = options["num_warps"]
+    if not isinstance(num_warps, numbers.Integral) or num_warps < 1 \
+            or num_warps & (num_warps - 1):
+        # AssertionError, as Triton raises it.
+        raise AssertionError(f"{kernel_name}: num_warps must be a power of 2, got {num_warps!r}")
     maxnreg = options["maxnreg"]
     if maxnreg is not None and (not isinstance(maxnreg, numbers.Integral) or maxnreg <= 0):
         raise TypeError(f"{kernel_name}: maxnreg must be a positive integer or None, "
