@@ -217,3 +217,17 @@ def test_launches_with_a_torch_built_without_cuda(monkeypatch):
     x = np.zeros(16, np.float32)
     add_one[(1,)](x, N=16)
     np.testing.assert_array_equal(x, 1)
+
+
+@tessera.jit
+def store_scalar_kernel(out_ptr, v):
+    tl.store(out_ptr, v)
+    tl.store(out_ptr + 1, (v > 1).to(out_ptr.dtype.element_ty))
+
+
+@pytest.mark.parametrize("value", [2**63, 2**64 - 1, 2**32 + 16])
+def test_64_bit_scalar_arguments(device, value):
+    # Above 2**63 an integer is a uint64, as in Triton.
+    out = np.zeros(2, np.uint64)
+    store_scalar_kernel[(1,)](out, value)
+    assert out.tolist() == [value, 1]

@@ -485,7 +485,9 @@ class JITFunction:
                                     "does not fit in 64 bits")
                 if specialize and value % 16 == 0:
                     divisibility[name] = 16
-                launch.append((name, value, _PARAMETER_KINDS[arg_types[name]]))
+                # A u64 above 2**63 is passed as the int64 of the same bits.
+                bits = value - 2**64 if value >= 2**63 else value
+                launch.append((name, bits, _PARAMETER_KINDS[arg_types[name]]))
             elif isinstance(value, float):
                 arg_types[name] = "float32"
                 launch.append((name, value, "f32"))
