@@ -747,3 +747,20 @@ def test_python_numbers_used_as_tensors(device):
     out = np.zeros(8, np.int64)
     literal_tensors_kernel[(1,)](out, 2**33, 2**33 + 3, 8)
     np.testing.assert_array_equal(out, 1 + 3 * 2**33 + 3)
+
+
+@tessera.jit
+def axes_kernel(z_ptr, x, y):
+    r = tl.arange(0, 4)
+    tl.static_assert(tl.expand_dims(r, (-4, 2, -1)).shape == [1, 4, 1, 1])
+    tl.static_assert(tl.expand_dims(r, (0, -1)).shape == [1, 4, 1])
+    tl.static_assert(tl.expand_dims(r, -2).shape == [1, 4])
+    z = tl.interleave(x, y)  # two scalars
+    tl.static_assert(z.shape == [2])
+    tl.store(z_ptr + tl.arange(0, 2), z)
+
+
+def test_expand_dims_axes_count_from_the_result_and_scalars_interleave(device):
+    z = np.zeros(2, np.int32)
+    axes_kernel[(1,)](z, 10, 20)
+    np.testing.assert_array_equal(z, [10, 20])

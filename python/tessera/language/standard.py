@@ -132,9 +132,15 @@ def broadcast(input, other):
 
 def expand_dims(input, axis):
     axis = _unwrap(axis)
-    axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    axes = [_const_int(a, "expand_dims' axis")
+            for a in (axis if isinstance(axis, (list, tuple)) else [axis])]
     result = _t(input)
-    for a in sorted(_const_int(a, "expand_dims' axis") for a in axes):
+    # Negative axes count from the end of the result.
+    rank = len(result.shape) + len(axes)
+    wrapped = [a + rank if -rank <= a < 0 else a for a in axes]
+    if len(set(wrapped)) != len(wrapped):
+        raise CompilationError(f"expand_dims got the axis {axes} twice")
+    for a in sorted(wrapped):
         result = tensor(_call("expand_dims", result.handle, a))
     return result
 
@@ -177,6 +183,8 @@ def interleave(a, b):
     """The elements of a and b alternating along the last dimension."""
     joined = join(a, b)
     shape = [d.value for d in joined.shape]
+    if len(shape) == 1:  # two scalars
+        return joined
     return reshape(joined, shape[:-2] + [shape[-2] * 2])
 
 
