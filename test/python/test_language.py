@@ -764,3 +764,10 @@ def test_expand_dims_axes_count_from_the_result_and_scalars_interleave(device):
     z = np.zeros(2, np.int32)
     axes_kernel[(1,)](z, 10, 20)
     np.testing.assert_array_equal(z, [10, 20])
+
+
+def test_float8e4b15_is_a_name_kernels_cannot_compute_with():
+    assert tl.float8e4b15.fp_mantissa_width == 3 and tl.float8e4b15.exponent_bias == 15
+    x = tessera.reinterpret(np.zeros(16, np.uint8), tl.float8e4b15)
+    with pytest.raises(tessera.CompilationError, match="float8e4b15"):
+        copy_kernel[(1,)](x, np.zeros(16, np.float32), 16, BLOCK=16)

@@ -119,7 +119,8 @@ class dtype:
 
     def _float_format(self):
         """(explicit mantissa bits, exponent bias) of a floating-point type."""
-        formats = {"float8e4nv": (3, 7), "float8e5": (2, 15), "float16": (10, 15),
+        formats = {"float8e4nv": (3, 7), "float8e5": (2, 15), "float8e4b15": (3, 15),
+                   "float16": (10, 15),
                    "bfloat16": (7, 127), "float32": (23, 127), "float64": (52, 1023)}
         if self.name not in formats:
             raise TypeError(f"{self.name} is not a floating-point type")
@@ -181,6 +182,9 @@ float32 = dtype("float32")
 float64 = dtype("float64")
 float8e4nv = dtype("float8e4nv")
 float8e5 = dtype("float8e5")
+# Triton's fp8 with exponent bias 15 (pre-Hopper): a name only, for
+# programs that list it; kernels cannot compute with it.
+float8e4b15 = dtype("float8e4b15")
 float8_e4m3 = float8e4nv
 float8_e5m2 = float8e5
 void = dtype("void")
