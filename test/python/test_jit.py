@@ -231,3 +231,11 @@ def test_64_bit_scalar_arguments(device, value):
     out = np.zeros(2, np.uint64)
     store_scalar_kernel[(1,)](out, value)
     assert out.tolist() == [value, 1]
+
+
+def test_stages_answer_to_tritons_names():
+    x = np.zeros(16, np.float32)
+    kernel = scaled_copy.warmup(x, x, 16, 1, BLOCK=16)
+    assert "ttir" in kernel.asm and kernel.asm["ttir"] == kernel.asm["tile"]
+    assert kernel.asm["ttgir"] == kernel.asm["tile-layout"]
+    assert "#tile." in kernel.asm["ttgir"]

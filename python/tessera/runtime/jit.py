@@ -211,19 +211,25 @@ _PARAMETER_KINDS = {"int1": "i1", "int32": "i32", "uint32": "i32", "int64": "i64
 
 class _Stages(dict):
     """The IR of each stage. Stages that only serve inspection are made when
-    first read, not on every compile."""
+    first read, not on every compile. Triton's names of its stages read
+    Tessera's: "ttir" the tile IR, "ttgir" the tile IR with layouts."""
+
+    _TRITON_NAMES = {"ttir": "tile", "ttgir": "tile-layout"}
 
     def __init__(self, made, later):
         super().__init__(made)
         self._later = later  # stage name -> function making its text
 
     def __missing__(self, stage):
+        if stage in self._TRITON_NAMES:
+            return self[self._TRITON_NAMES[stage]]
         if stage not in self._later:
             raise KeyError(stage)
         text = self[stage] = self._later.pop(stage)()
         return text
 
     def __contains__(self, stage):
+        stage = self._TRITON_NAMES.get(stage, stage)
         return super().__contains__(stage) or stage in self._later
 
     def keys(self):
