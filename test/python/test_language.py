@@ -771,3 +771,33 @@ def test_float8e4b15_is_a_name_kernels_cannot_compute_with():
     x = tessera.reinterpret(np.zeros(16, np.uint8), tl.float8e4b15)
     with pytest.raises(tessera.CompilationError, match="float8e4b15"):
         copy_kernel[(1,)](x, np.zeros(16, np.float32), 16, BLOCK=16)
+
+
+@tessera.jit
+def pick_by_sign(x, pid):
+    if pid == 0:
+        return x + 1
+    elif pid == 1:
+        if x > 100:
+            return x * 0
+        return x + 2
+    else:
+        return x + 3
+
+
+@tessera.jit
+def returns_in_branches_kernel(out_ptr):
+    pid = tl.program_id(0)
+    o = tl.load(out_ptr + pid)
+    if pid < 3:
+        o = pick_by_sign(o, pid)
+    tl.store(out_ptr + pid, o)
+
+
+def test_a_called_function_returns_from_runtime_branches(device):
+    out = np.array([10, 20, 30, 40], np.int32)
+    returns_in_branches_kernel[(4,)](out)
+    np.testing.assert_array_equal(out, [11, 22, 33, 40])
+    out = np.array([10, 200, 30, 40], np.int32)
+    returns_in_branches_kernel[(4,)](out)
+    np.testing.assert_array_equal(out, [11, 0, 33, 40])

@@ -90,6 +90,33 @@ def _rebuild_all(names, templates, handles):
     return values
 
 
+# The name a function's result takes inside an if whose branches all return.
+_RESULT = "@result"
+
+
+def _always_returns(stmts):
+    """Whether every path through `stmts` ends in a return."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, ast.If):
+        return _always_returns(last.body) and _always_returns(last.orelse)
+    return isinstance(last, ast.Return)
+
+
+def _returns_to_result(stmts):
+    """`stmts` (which always return) with their returns made assignments to
+    _RESULT."""
+    *first, last = stmts
+    if isinstance(last, ast.If):
+        new = ast.If(test=last.test, body=_returns_to_result(last.body),
+                     orelse=_returns_to_result(last.orelse))
+    else:
+        new = ast.Assign(targets=[ast.Name(_RESULT, ast.Store())],
+                         value=last.value or ast.Constant(None))
+    return first + [ast.copy_location(new, last)]
+
+
 def _assigned_names(nodes):
     names = set()
     for node in nodes:
@@ -324,8 +351,19 @@ class CodeGenerator(ast.NodeVisitor):
         if not _is_tensor(cond):
             self._visit_body(node.body if _unwrap(cond) else node.orelse)
             return
-        # A runtime condition: names set in a branch and alive afterwards
-        # are the if's results.
+        if _always_returns(node.body) and _always_returns(node.orelse):
+            # Every path returns (`if c: return a` / `else: return b`): the
+            # value returned is the if's result.
+            branches = ast.fix_missing_locations(ast.copy_location(ast.If(
+                test=node.test, body=_returns_to_result(node.body),
+                orelse=_returns_to_result(node.orelse)), node))
+            self._runtime_if(cond, branches)
+            raise _Return(self.scope[_RESULT])
+        self._runtime_if(cond, node)
+
+    def _runtime_if(self, cond, node):
+        """An if on the runtime condition `cond`: names set in a branch and
+        alive afterwards are its results."""
         assigned = _assigned_names(node.body) | _assigned_names(node.orelse)
         before = dict(self.scope)
         for name in assigned & before.keys():
