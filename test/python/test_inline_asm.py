@@ -7,6 +7,9 @@ import pytest
 import tessera
 import tessera.language as tl
 
+# The assembly is PTX: AMD targets cannot assemble it.
+pytestmark = pytest.mark.not_on_amd
+
 
 @tessera.jit
 def shift_bytes_kernel(x_ptr, y_ptr, BLOCK: tl.constexpr):

@@ -801,3 +801,20 @@ def test_a_called_function_returns_from_runtime_branches(device):
     out = np.array([10, 200, 30, 40], np.int32)
     returns_in_branches_kernel[(4,)](out)
     np.testing.assert_array_equal(out, [11, 0, 33, 40])
+
+
+@tessera.jit
+def conditional_expressions_kernel(t_ptr, f_ptr, out_ptr):
+    pid = tl.program_id(0)
+    # Only the chosen store runs.
+    tl.store(out_ptr + pid, tl.load(t_ptr)) if pid % 2 == 0 else tl.store(out_ptr + pid,
+                                                                         tl.load(f_ptr))
+    value = 3.5 if pid % 2 == 0 else tl.load(f_ptr)
+    tl.store(out_ptr + 4 + pid, value)
+
+
+def test_conditional_expressions_on_runtime_conditions(device):
+    t, f = np.array([1.0], np.float32), np.array([2.0], np.float32)
+    out = np.zeros(8, np.float32)
+    conditional_expressions_kernel[(4,)](t, f, out)
+    np.testing.assert_array_equal(out, [1, 2, 1, 2, 3.5, 2, 3.5, 2])

@@ -668,7 +668,31 @@ class CodeGenerator(ast.NodeVisitor):
         cond = self.visit(node.test)
         if not _is_tensor(cond):
             return self.visit(node.body if _unwrap(cond) else node.orelse)
-        return tl.where(cond, self.visit(node.body), self.visit(node.orelse))
+        calls = any(isinstance(n, ast.Call) for branch in (node.body, node.orelse)
+                    for n in ast.walk(branch))
+        if not calls:  # pure: both sides, then a select
+            return tl.where(cond, self.visit(node.body), self.visit(node.orelse))
+        # Only the branch the condition picks runs (its calls may store).
+        values = []
+        self.builder.begin_if(cond.handle)
+        self.dynamic_depth += 1
+        for branch in (node.body, node.orelse):
+            if values:
+                self.builder.begin_else()
+            value = _unwrap(self.visit(branch))
+            values.append(core.to_tensor(value) if isinstance(value, (int, float)) else value)
+        self.dynamic_depth -= 1
+        then, other = values
+        if then is None and other is None:  # two calls returning nothing
+            self.builder.end_if([], [])
+            return None
+        kinds = [(v.dtype, [_unwrap(d) for d in v.shape]) if _is_tensor(v) else v
+                 for v in values]
+        if not (_is_tensor(then) and _is_tensor(other)) or kinds[0] != kinds[1]:
+            raise self._error(node, "the branches of a conditional expression on a runtime "
+                                    f"condition give {kinds[0]} and {kinds[1]}; make them "
+                                    "tensors of one type and shape")
+        return core.tensor(self.builder.end_if([then.handle], [other.handle])[0])
 
     def visit_Call(self, node):
         fn = self.visit(node.func)
