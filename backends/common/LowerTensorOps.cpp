@@ -560,6 +560,22 @@ public:
     }
     if (found)
       map = *found;
+    if (!src && !lastDimInRegisters(*dst)) {
+      // Two scalars over lanes: each thread picks by its element's index.
+      Location loc = op.getLoc();
+      HardwareIds ids = emitHardwareIds(rewriter, loc, state.target);
+      SmallVector<Value> values;
+      for (const SmallVector<Value> &coords :
+           emitCoords(rewriter, loc, *dst, ids)) {
+        Value second = arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::ne, coords.back(),
+            i32Constant(rewriter, loc, 0));
+        values.push_back(arith::SelectOp::create(
+            rewriter, loc, second, adaptor.getRhs()[0], adaptor.getLhs()[0]));
+      }
+      replaceWithRegisters(rewriter, op, values);
+      return success();
+    }
     if (!lastDimInRegisters(*dst))
       return loweringError(
           op, "a join's pairs must be in one thread's registers");

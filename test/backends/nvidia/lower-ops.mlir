@@ -226,6 +226,20 @@ func.func @gather(%p: !tile.ptr<f32>, %q: !tile.ptr<i32>) {
   return
 }
 
+// Two scalars joined into a tensor spread over lanes: each thread picks
+// the scalar its element's index names.
+// CHECK-LABEL: llvm.func @join_scalars
+// CHECK: nvvm.read.ptx.sreg.tid.x
+// CHECK: llvm.select
+func.func @join_scalars(%p: !tile.ptr<i32>, %a: i32, %b: i32) {
+  %j = tile.join %a, %b : i32 -> tensor<2xi32>
+  %r = tile.make_range 0, 2 : tensor<2xi32>
+  %ps = tile.splat %p : tensor<2x!tile.ptr<i32>>
+  %pa = tile.addptr %ps, %r : tensor<2x!tile.ptr<i32>>, tensor<2xi32>
+  tile.store %pa, %j : tensor<2x!tile.ptr<i32>>
+  return
+}
+
 // A histogram zeroes its bins in shared memory, adds each element to its
 // bin atomically (1, or 0 to bin 0 for values outside the bins), and reads
 // the bins back.
