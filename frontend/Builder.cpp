@@ -565,11 +565,11 @@ Handle frontend::Builder::gather(const Handle &src, const Handle &index,
     fail("gather's indices must be integers, got " + index.dtype);
   Value v = s.valueOf(src);
   Type element = getElementTypeOrSelf(v.getType());
-  return s.handle(
-      GatherOp::create(s.builder, s.loc,
-                       RankedTensorType::get(index.shape, element), v,
-                       s.valueOf(index), s.builder.getI32IntegerAttr(axis)),
-      s.dtypeOf(src.dtype));
+  return s.handle(GatherOp::create(s.builder, s.loc,
+                                   RankedTensorType::get(index.shape, element),
+                                   v, s.valueOf(index),
+                                   s.builder.getI32IntegerAttr(axis)),
+                  s.dtypeOf(src.dtype));
 }
 
 Handle frontend::Builder::histogram(const Handle &src, int64_t numBins,
@@ -583,8 +583,7 @@ Handle frontend::Builder::histogram(const Handle &src, int64_t numBins,
          std::to_string(numBins));
   Value m;
   if (mask) {
-    m = s.castValue(s.valueOf(*mask), s.dtypeOf(mask->dtype),
-                    DType::boolean());
+    m = s.castValue(s.valueOf(*mask), s.dtypeOf(mask->dtype), DType::boolean());
     m = s.broadcastValue(m, src.shape);
   }
   DType i32 = DType::integer(32);
@@ -670,8 +669,8 @@ Handle frontend::Builder::binary(const std::string &op, const Handle &a,
   bool isBitwise = op == "and" || op == "or" || op == "xor" || op == "lshift" ||
                    op == "rshift";
   if (isBitwise && type.isFloat())
-    fail("invalid operands of type " + ta.name() + " and " + tb.name() +
-         ": '" + op + "' needs integers");
+    fail("invalid operands of type " + ta.name() + " and " + tb.name() + ": '" +
+         op + "' needs integers");
   if ((op == "floordiv" || op == "mod") && type.isBool())
     type = DType::integer(32);
   va = s.castValue(va, ta, type);
@@ -737,7 +736,7 @@ Handle frontend::Builder::binary(const std::string &op, const Handle &a,
     r = arith::ShLIOp::create(ob, loc, va, vb);
   else if (op == "rshift") // arithmetic for a signed left operand
     r = ta.isSigned() ? Value(arith::ShRSIOp::create(ob, loc, va, vb))
-            : Value(arith::ShRUIOp::create(ob, loc, va, vb));
+                      : Value(arith::ShRUIOp::create(ob, loc, va, vb));
   // minimum/maximum return NaN where either operand is; minnum/maxnum the
   // other operand (Triton's PropagateNan.ALL and NONE).
   else if (op == "minimum" || op == "minnum")
@@ -944,11 +943,11 @@ std::vector<Handle> frontend::Builder::inlineAsm(
   SmallVector<Type> types;
   for (const std::string &dtype : dtypes)
     types.push_back(s.typeOf(s.dtypeOf(dtype), shape));
-  auto op = InlineAsmOp::create(
-      s.builder, s.loc, types, operands, s.builder.getStringAttr(asmString),
-      s.builder.getStringAttr(constraints), pure ? s.builder.getUnitAttr()
-                                                 : UnitAttr(),
-      s.builder.getI32IntegerAttr(pack));
+  auto op = InlineAsmOp::create(s.builder, s.loc, types, operands,
+                                s.builder.getStringAttr(asmString),
+                                s.builder.getStringAttr(constraints),
+                                pure ? s.builder.getUnitAttr() : UnitAttr(),
+                                s.builder.getI32IntegerAttr(pack));
   std::vector<Handle> results;
   for (auto [result, dtype] : llvm::zip(op.getResults(), dtypes))
     results.push_back(s.handle(result, s.dtypeOf(dtype)));

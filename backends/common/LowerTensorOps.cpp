@@ -567,9 +567,9 @@ public:
       SmallVector<Value> values;
       for (const SmallVector<Value> &coords :
            emitCoords(rewriter, loc, *dst, ids)) {
-        Value second = arith::CmpIOp::create(
-            rewriter, loc, arith::CmpIPredicate::ne, coords.back(),
-            i32Constant(rewriter, loc, 0));
+        Value second =
+            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
+                                  coords.back(), i32Constant(rewriter, loc, 0));
         values.push_back(arith::SelectOp::create(
             rewriter, loc, second, adaptor.getRhs()[0], adaptor.getLhs()[0]));
       }
@@ -710,10 +710,10 @@ public:
     unsigned bytes = storageBytes(element);
     state.requireScratch(rewriter, srcType.getNumElements() * bytes);
     auto elementAddress = [&](Value offset) {
-      return sharedAddress(rewriter, loc, state,
-                           arith::MulIOp::create(rewriter, loc, offset,
-                                                 i32Constant(rewriter, loc,
-                                                             bytes)));
+      return sharedAddress(
+          rewriter, loc, state,
+          arith::MulIOp::create(rewriter, loc, offset,
+                                i32Constant(rewriter, loc, bytes)));
     };
     state.target.barrier(rewriter, loc);
     storeToShared(rewriter, loc, state, *src, *srcToOffset, adaptor.getSrc(),
@@ -800,8 +800,8 @@ public:
               rewriter, loc, rewriter.getIntegerAttr(wide.getType(), bins)));
       Value counted = arith::AndIOp::create(rewriter, loc, canonical, inRange);
       if (op.getMask())
-        counted = arith::AndIOp::create(rewriter, loc, counted,
-                                        adaptor.getMask()[r]);
+        counted =
+            arith::AndIOp::create(rewriter, loc, counted, adaptor.getMask()[r]);
       Value bin = wide.getType() == i32
                       ? wide
                       : arith::TruncIOp::create(rewriter, loc, i32, wide);
@@ -927,8 +927,7 @@ public:
     SmallVector<SmallVector<Value>> results(op.getNumResults());
     for (size_t base = 0; base < n; base += pack) {
       SmallVector<Value> operands;
-      for (auto [arg, registers] :
-           llvm::zip(op.getArgs(), adaptor.getArgs())) {
+      for (auto [arg, registers] : llvm::zip(op.getArgs(), adaptor.getArgs())) {
         Type element = convertElement(arg.getType());
         auto at = [&](size_t i) -> Value {
           if (registers.size() == 1)
@@ -957,25 +956,24 @@ public:
               rewriter, loc, asmType, operands, op.getAsmString(),
               op.getConstraints(), /*has_side_effects=*/!op.getPure(),
               /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
-              LLVM::AsmDialectAttr::get(getContext(),
-                                        LLVM::AsmDialect::AD_ATT),
+              LLVM::AsmDialectAttr::get(getContext(), LLVM::AsmDialect::AD_ATT),
               ArrayAttr())
               .getRes();
       unsigned field = 0;
       for (auto [r, result] : llvm::enumerate(op.getResultTypes())) {
         unsigned per = perRegister(convertElement(result));
         for (unsigned k = 0; k < pack; k += per, ++field) {
-          Value value = asmTypes.size() == 1
-                            ? out
-                            : LLVM::ExtractValueOp::create(rewriter, loc,
-                                                           out, field);
+          Value value =
+              asmTypes.size() == 1
+                  ? out
+                  : LLVM::ExtractValueOp::create(rewriter, loc, out, field);
           for (unsigned e = 0; e < per; ++e)
             if (base + k + e < n)
-              results[r].push_back(
-                  per == 1 ? value
-                           : LLVM::ExtractElementOp::create(
-                                 rewriter, loc, value,
-                                 i32Constant(rewriter, loc, e)));
+              results[r].push_back(per == 1
+                                       ? value
+                                       : LLVM::ExtractElementOp::create(
+                                             rewriter, loc, value,
+                                             i32Constant(rewriter, loc, e)));
         }
       }
     }
@@ -993,10 +991,10 @@ void mlir::tile::populateTensorOpPatterns(TypeConverter &converter,
   patterns.add<AddressCastPattern<IntToPtrOp, LLVM::IntToPtrOp>,
                AddressCastPattern<PtrToIntOp, LLVM::PtrToIntOp>>(converter,
                                                                  state);
-  patterns.add<ConstantPattern, SplatPattern, MakeRangePattern, AddPtrPattern,
-               BroadcastPattern, ExpandDimsPattern, ReshapePattern,
-               TransPattern, JoinPattern, SplitPattern, CatPattern,
-               ConvertLayoutPattern, ProgramIdPattern, NumProgramsPattern,
-               ExternElementwisePattern, InlineAsmPattern, GatherPattern,
-               HistogramPattern>(converter, state);
+  patterns
+      .add<ConstantPattern, SplatPattern, MakeRangePattern, AddPtrPattern,
+           BroadcastPattern, ExpandDimsPattern, ReshapePattern, TransPattern,
+           JoinPattern, SplitPattern, CatPattern, ConvertLayoutPattern,
+           ProgramIdPattern, NumProgramsPattern, ExternElementwisePattern,
+           InlineAsmPattern, GatherPattern, HistogramPattern>(converter, state);
 }

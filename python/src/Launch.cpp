@@ -248,10 +248,13 @@ private:
     for (size_t i = 0; i < given; ++i)
       values[i] = PyTuple_GET_ITEM(args, i);
     long options[kOptions] = {4, 3, 1, 0, 1, 0, 0};
-    static const char *optionNames[kOptions] = {
-        "num_warps",        "num_stages", "num_ctas",
-        "waves_per_eu",     "enable_fp_fusion", "maxnreg",
-        "launch_cooperative_grid"};
+    static const char *optionNames[kOptions] = {"num_warps",
+                                                "num_stages",
+                                                "num_ctas",
+                                                "waves_per_eu",
+                                                "enable_fp_fusion",
+                                                "maxnreg",
+                                                "launch_cooperative_grid"};
     PyObject *name, *value;
     for (Py_ssize_t pos = 0;
          kwargs && PyDict_Next(kwargs, &pos, &name, &value);) {

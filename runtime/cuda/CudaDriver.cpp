@@ -379,8 +379,8 @@ void CudaKernel::launch(std::array<unsigned, 3> grid, unsigned threadsPerBlock,
   }
   if (cooperative) {
     driver.check(driver.api.cuLaunchCooperativeKernel(
-                     function, grid[0], grid[1], grid[2], threadsPerBlock, 1,
-                     1, sharedBytes, stream, args),
+                     function, grid[0], grid[1], grid[2], threadsPerBlock, 1, 1,
+                     sharedBytes, stream, args),
                  "cuLaunchCooperativeKernel");
     return;
   }

@@ -268,8 +268,8 @@ void HipKernel::launch(std::array<unsigned, 3> grid, unsigned threadsPerBlock,
       throw DriverError("this ROCm has no hipModuleLaunchCooperativeKernel "
                         "for launch_cooperative_grid");
     driver.check(driver.api.hipModuleLaunchCooperativeKernel(
-                     function, grid[0], grid[1], grid[2], threadsPerBlock, 1,
-                     1, /*sharedMemBytes=*/0, stream, args),
+                     function, grid[0], grid[1], grid[2], threadsPerBlock, 1, 1,
+                     /*sharedMemBytes=*/0, stream, args),
                  "hipModuleLaunchCooperativeKernel");
     return;
   }
