@@ -139,7 +139,7 @@ def expand_dims(input, axis):
     rank = len(result.shape) + len(axes)
     wrapped = [a + rank if -rank <= a < 0 else a for a in axes]
     if len(set(wrapped)) != len(wrapped):
-        raise CompilationError(f"expand_dims got the axis {axes} twice")
+        raise CompilationError(f"expand_dims got one axis twice: {axes}")
     for a in sorted(wrapped):
         result = tensor(_call("expand_dims", result.handle, a))
     return result
