@@ -114,9 +114,7 @@ SmallVector<Value> shareFromCanonical(OpBuilder &b, Location loc,
             b, loc,
             arith::MulIOp::create(b, loc, linear, i32Constant(b, loc, size)),
             c);
-      addresses.push_back(sharedAddress(
-          b, loc, state,
-          arith::MulIOp::create(b, loc, linear, i32Constant(b, loc, bytes))));
+      addresses.push_back(scratchElement(b, loc, state, linear, bytes));
     }
   } else {
     addresses.push_back(sharedAddress(b, loc, state, i32Constant(b, loc, 0)));

@@ -272,6 +272,29 @@ loadByMatrices(OpBuilder &b, Location loc, const LoweringState &state,
   return result;
 }
 
+/// Stores the registers `values` of a tensor in `layout` to the scratch of
+/// the op being lowered, each element where `shared` places it, between two
+/// barriers (earlier users of the scratch are done; readers wait for all
+/// the stores). Fails, emitting nothing, where `layout` holds elements
+/// `shared` does not place.
+LogicalResult storeToScratch(OpBuilder &b, Location loc, LoweringState &state,
+                             const LinearLayout &layout,
+                             const LinearLayout &shared, ValueRange values,
+                             Type element) {
+  std::optional<LinearLayout> toOffset = layout.invertAndCompose(shared);
+  if (!toOffset)
+    return failure();
+  unsigned bytes = storageBytes(element);
+  state.requireScratch(b, shared.getTotalOutDimSize() * bytes);
+  state.target.barrier(b, loc);
+  storeToShared(b, loc, state, layout, *toOffset, values, element,
+                [&](Value offset) {
+                  return scratchElement(b, loc, state, offset, bytes);
+                });
+  state.target.barrier(b, loc);
+  return success();
+}
+
 /// The registers of a tensor in layout `dst`, from its registers `values`
 /// in `src`: moved within threads where they can be, else through shared
 /// memory (with the planner's swizzle where it chose one).
@@ -294,26 +317,13 @@ convertLayout(OpBuilder &b, Location loc, LoweringState &state,
   LinearLayout shared = plan->kind == ConversionKind::SharedMemory
                             ? plan->shared
                             : rowMajorShared(shape);
-  std::optional<LinearLayout> srcToOffset = src.invertAndCompose(shared);
   std::optional<LinearLayout> dstToOffset = dst.invertAndCompose(shared);
-  if (!srcToOffset || !dstToOffset)
+  if (!dstToOffset ||
+      failed(storeToScratch(b, loc, state, src, shared, values, element)))
     return failure();
-  int64_t elements = 1;
-  for (int64_t size : shape)
-    elements *= size;
-  state.requireScratch(b, elements * bytes);
-
-  auto elementAddress = [&](Value offset) {
-    return sharedAddress(
-        b, loc, state,
-        arith::MulIOp::create(b, loc, offset, i32Constant(b, loc, bytes)));
-  };
-  state.target.barrier(b, loc);
-  storeToShared(b, loc, state, src, *srcToOffset, values, element,
-                elementAddress);
-  state.target.barrier(b, loc);
-  return loadFromShared(b, loc, state, dst, *dstToOffset, element,
-                        elementAddress);
+  return loadFromShared(
+      b, loc, state, dst, *dstToOffset, element,
+      [&](Value offset) { return scratchElement(b, loc, state, offset, bytes); });
 }
 
 } // namespace
@@ -702,23 +712,10 @@ public:
     if (!src || !dst)
       return failure();
     ArrayRef<int64_t> shape = srcType.getShape();
-    std::optional<LinearLayout> srcToOffset =
-        src->invertAndCompose(rowMajorShared(shape));
-    if (!srcToOffset)
-      return failure();
     Type element = convertElement(srcType);
-    unsigned bytes = storageBytes(element);
-    state.requireScratch(rewriter, srcType.getNumElements() * bytes);
-    auto elementAddress = [&](Value offset) {
-      return sharedAddress(
-          rewriter, loc, state,
-          arith::MulIOp::create(rewriter, loc, offset,
-                                i32Constant(rewriter, loc, bytes)));
-    };
-    state.target.barrier(rewriter, loc);
-    storeToShared(rewriter, loc, state, *src, *srcToOffset, adaptor.getSrc(),
-                  element, elementAddress);
-    state.target.barrier(rewriter, loc);
+    if (failed(storeToScratch(rewriter, loc, state, *src, rowMajorShared(shape),
+                              adaptor.getSrc(), element)))
+      return failure();
 
     HardwareIds ids = emitHardwareIds(rewriter, loc, state.target);
     SmallVector<SmallVector<Value>> coords =
@@ -743,8 +740,10 @@ public:
                                   i32Constant(rewriter, loc, stride)));
         stride *= shape[d];
       }
-      values.push_back(
-          loadShared(rewriter, loc, elementAddress(offset), element));
+      values.push_back(loadShared(
+          rewriter, loc,
+          scratchElement(rewriter, loc, state, offset, storageBytes(element)),
+          element));
     }
     replaceWithRegisters(rewriter, op, values);
     return success();
@@ -771,10 +770,7 @@ public:
     Type i32 = rewriter.getI32Type();
     state.requireScratch(rewriter, bins * 4);
     auto binAddress = [&](Value bin) {
-      return sharedAddress(
-          rewriter, loc, state,
-          arith::MulIOp::create(rewriter, loc, bin,
-                                i32Constant(rewriter, loc, 4)));
+      return scratchElement(rewriter, loc, state, bin, 4);
     };
     HardwareIds ids = emitHardwareIds(rewriter, loc, state.target);
     SmallVector<SmallVector<Value>> binsHeld =

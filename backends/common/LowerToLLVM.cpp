@@ -240,6 +240,14 @@ Value mlir::tile::sharedAddress(OpBuilder &b, Location loc,
                              ValueRange{byteOffset});
 }
 
+Value mlir::tile::scratchElement(OpBuilder &b, Location loc,
+                                 const LoweringState &state, Value index,
+                                 unsigned bytes) {
+  return sharedAddress(
+      b, loc, state,
+      arith::MulIOp::create(b, loc, index, i32Constant(b, loc, bytes)));
+}
+
 unsigned mlir::tile::storageBytes(Type type) {
   if (isa<LLVM::LLVMPointerType>(type))
     return 8;

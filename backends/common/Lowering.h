@@ -92,6 +92,10 @@ Value i32Constant(OpBuilder &b, Location loc, int64_t value);
 /// being lowered (LoweringState::requireScratch).
 Value sharedAddress(OpBuilder &b, Location loc, const LoweringState &state,
                     Value byteOffset);
+/// The address of element `index` (an i32 value) of that scratch, read as
+/// elements of `bytes` bytes.
+Value scratchElement(OpBuilder &b, Location loc, const LoweringState &state,
+                     Value index, unsigned bytes);
 /// The address of byte `offset` of the kernel's shared memory.
 Value sharedBase(OpBuilder &b, Location loc, const LoweringState &state,
                  int64_t offset);
