@@ -174,15 +174,18 @@ Value toI32(OpBuilder &b, Location loc, Value value) {
   return value;
 }
 
-/// The iteration `loop` is in (from 0), and `count`, both of its
-/// induction type.
+/// The iteration `loop` is in (from 0, or from `before` where loops before
+/// it share its buffers), and `count`, both of its induction type.
 std::pair<Value, Value> iterationAnd(OpBuilder &b, Location loc,
-                                     scf::ForOp loop, unsigned count) {
+                                     scf::ForOp loop, unsigned count,
+                                     Value before = {}) {
   Value iteration = arith::DivSIOp::create(
       b, loc,
       arith::SubIOp::create(b, loc, loop.getInductionVar(),
                             loop.getLowerBound()),
       loop.getStep());
+  if (before)
+    iteration = arith::AddIOp::create(b, loc, iteration, before);
   Type type = iteration.getType();
   Value countValue =
       isa<IndexType>(type)
@@ -192,17 +195,19 @@ std::pair<Value, Value> iterationAnd(OpBuilder &b, Location loc,
 }
 
 /// Which of `count` buffers the current iteration of `loop` uses (an i32
-/// in [0, count)).
-Value emitSlot(OpBuilder &b, Location loc, scf::ForOp loop, unsigned count) {
-  auto [iteration, countValue] = iterationAnd(b, loc, loop, count);
+/// in [0, count)); iterationAnd's `before`.
+Value emitSlot(OpBuilder &b, Location loc, scf::ForOp loop, unsigned count,
+               Value before = {}) {
+  auto [iteration, countValue] = iterationAnd(b, loc, loop, count, before);
   return toI32(b, loc, arith::RemSIOp::create(b, loc, iteration, countValue));
 }
 
 /// The slot (emitSlot) and how many times the buffers went round before
 /// (the round, an i32).
 std::pair<Value, Value> emitSlotAndRound(OpBuilder &b, Location loc,
-                                         scf::ForOp loop, unsigned count) {
-  auto [iteration, countValue] = iterationAnd(b, loc, loop, count);
+                                         scf::ForOp loop, unsigned count,
+                                         Value before = {}) {
+  auto [iteration, countValue] = iterationAnd(b, loc, loop, count, before);
   Value slot = arith::RemSIOp::create(b, loc, iteration, countValue);
   Value round = arith::DivSIOp::create(b, loc, iteration, countValue);
   return {toI32(b, loc, slot), toI32(b, loc, round)};
@@ -282,14 +287,15 @@ Operation *predicate(RewriterBase &rewriter, Operation *op, Value pred) {
 
 /// Where the loop's loads were read: its converts become local loads of the
 /// iteration's buffer of `buffer`, its allocs that buffer (`viewType`, with
-/// `operand`'s transpose); the load goes.
+/// `operand`'s transpose); the load goes. `before` as for iterationAnd.
 void readBuffers(RewriterBase &rewriter, scf::ForOp loop,
-                 OperandLoad &operand, Value buffer, MemDescType viewType) {
+                 OperandLoad &operand, Value buffer, MemDescType viewType,
+                 Value before = {}) {
   for (Operation *read : operand.reads()) {
     rewriter.setInsertionPoint(read);
     Location at = read->getLoc();
-    Value slot =
-        emitSlot(rewriter, at, loop, viewType.getAllocShape().front());
+    Value slot = emitSlot(rewriter, at, loop,
+                          viewType.getAllocShape().front(), before);
     Value view = MemDescIndexOp::create(rewriter, at, viewType, buffer, slot);
     if (TransOp trans = operand.trans) {
       ArrayRef<int32_t> order = trans.getOrder();
@@ -455,34 +461,75 @@ void freePrevious(RewriterBase &rewriter, scf::ForOp loop,
 /// The warps that issue a specialized loop's copies.
 constexpr unsigned kCopyingWarps = 4;
 
-/// Warp specialization of `loop` (`tl.range(..., warp_specialize=True)`),
-/// whose operand loads are all bulk copies and whose ops `ahead` compute
-/// them: the kernel becomes a tile.warp_specialize whose default region
-/// is the kernel as it was, and whose one partition of kCopyingWarps warps
-/// runs a copy of the loop with only `ahead` in it. There each iteration
-/// waits for its buffers to be free, then issues its copies; the default
-/// region's loop waits for them and frees the buffers once its dots are
-/// done with them. `stages` buffers per operand, each with a
-/// barrier tracking its copies and one its readers. Fails (leaving the
-/// loop as it was) where the copying warps would need more than scalars
-/// computed without side effects.
-LogicalResult specializeLoop(scf::ForOp loop,
-                             MutableArrayRef<OperandLoad> loads,
-                             const DenseSet<Operation *> &ahead,
-                             unsigned stages, const BulkCopies &bulk) {
-  auto func = dyn_cast<func::FuncOp>(loop->getParentOp());
-  auto module = loop->getParentOfType<ModuleOp>();
-  auto warps = module ? module->getAttrOfType<IntegerAttr>("tile.num_warps")
-                      : IntegerAttr();
-  if (!func || !warps)
-    return failure();
+/// Whether `op`, or an op in it, writes global memory.
+bool writesMemory(Operation *op) {
+  return op
+      ->walk([](Operation *nested) {
+        return isa<StoreOp, AtomicRMWOp, AtomicCASOp, DescriptorStoreOp,
+                   DescriptorReduceOp>(nested)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// The ops of `loop`'s body that the copies replacing `loads` run ahead
+/// (copyStage); none where the loop cannot be pipelined.
+std::optional<DenseSet<Operation *>>
+copiesAhead(scf::ForOp loop, ArrayRef<OperandLoad> loads) {
+  // Loads issued iterations ahead must not pass the loop's own writes;
+  // those of a fused persistent loop's epilogue write what no load reads
+  // (its output tiles), as Triton's pipeliner assumes too.
+  if (writesMemory(loop) && !loop->hasAttr(kFlattenAttr))
+    return std::nullopt;
+  // What the loads need must be computable ahead (stage 0), and the loop's
+  // results must not come from there: the expanded loop runs those ops for
+  // iterations past the end.
+  SmallVector<Operation *> loadOps;
+  for (const OperandLoad &operand : loads)
+    loadOps.push_back(operand.load);
+  FailureOr<DenseSet<Operation *>> ahead = copyStage(loop, loadOps);
+  if (failed(ahead))
+    return std::nullopt;
   Block *body = loop.getBody();
-  // What the copying warps run: `ahead`, the values it carries round the
-  // loop, and what it reads from before the loop.
+  for (auto [yielded, result] :
+       llvm::zip(body->getTerminator()->getOperands(), loop.getResults()))
+    if (Operation *def = yielded.getDefiningOp();
+        def && ahead->contains(def) && !result.use_empty())
+      return std::nullopt;
+  return std::move(*ahead);
+}
+
+/// A loop being warp-specialized: its operand loads, all bulk copies; the
+/// ops of its body computing them (copiesAhead); which of the values it
+/// carries those read (copierInputs).
+struct SpecializedLoop {
+  scf::ForOp loop;
+  SmallVector<OperandLoad> loads;
+  DenseSet<Operation *> ahead;
   SmallVector<unsigned> carried;
-  SmallVector<Value> roots{loop.getLowerBound(), loop.getUpperBound(),
-                           loop.getStep()};
-  for (Operation *op : ahead) {
+
+  /// Whether a dot accumulating over the loop reads its buffers, still
+  /// reading them in the next iteration (one in flight).
+  bool readInFlight() {
+    return llvm::any_of(loads, [&](OperandLoad &operand) {
+      return llvm::any_of(operand.allocs, [&](LocalAllocOp alloc) {
+        return accumulatesInPlace(loop, alloc);
+      });
+    });
+  }
+};
+
+/// Finds what the copying warps need from before `s.loop` and appends it
+/// to `roots`: the loop's bounds, what `ahead` reads from outside the loop
+/// and the initial values of what it carries (`s.carried`). Fails where
+/// that is a tensor.
+LogicalResult copierInputs(SpecializedLoop &s, SmallVectorImpl<Value> &roots) {
+  scf::ForOp loop = s.loop;
+  Block *body = loop.getBody();
+  llvm::append_range(roots, ValueRange{loop.getLowerBound(),
+                                       loop.getUpperBound(), loop.getStep()});
+  for (Operation *op : s.ahead) {
     if (!isa<DescriptorLoadOp>(op) &&
         llvm::any_of(op->getResultTypes(), llvm::IsaPred<RankedTensorType>))
       return failure();
@@ -490,28 +537,130 @@ LogicalResult specializeLoop(scf::ForOp loop,
       for (Value operand : nested->getOperands()) {
         auto arg = dyn_cast<BlockArgument>(operand);
         if (arg && arg.getOwner() == body && arg.getArgNumber() > 0)
-          carried.push_back(arg.getArgNumber() - 1);
+          s.carried.push_back(arg.getArgNumber() - 1);
         else if (!loop->isAncestor(operand.getParentRegion()->getParentOp()))
           roots.push_back(operand);
       }
     });
   }
-  llvm::sort(carried);
-  carried.erase(llvm::unique(carried), carried.end());
-  for (unsigned i : carried) {
+  llvm::sort(s.carried);
+  s.carried.erase(llvm::unique(s.carried), s.carried.end());
+  for (unsigned i : s.carried) {
     if (isa<RankedTensorType>(loop.getInitArgs()[i].getType()))
       return failure();
     roots.push_back(loop.getInitArgs()[i]);
   }
-  std::optional<SmallVector<Operation *>> before = sliceBefore(loop, roots);
-  if (!before)
-    return failure();
+  return success();
+}
 
-  bool inFlight = llvm::any_of(loads, [&](OperandLoad &operand) {
-    return llvm::any_of(operand.allocs, [&](LocalAllocOp alloc) {
-      return accumulatesInPlace(loop, alloc);
-    });
-  });
+bool hasPositiveStep(scf::ForOp loop) {
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  return step && *step > 0;
+}
+
+/// `done` (null: 0) plus the iterations `loop` runs (its step positive).
+Value addIterations(OpBuilder &b, Location loc, Value done, scf::ForOp loop) {
+  Value step = loop.getStep();
+  Type type = step.getType();
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+  Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 1));
+  Value span = arith::MaxSIOp::create(
+      b, loc,
+      arith::SubIOp::create(b, loc, loop.getUpperBound(),
+                            loop.getLowerBound()),
+      zero);
+  Value iterations = arith::DivSIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, span,
+                            arith::SubIOp::create(b, loc, step, one)),
+      step);
+  return done ? Value(arith::AddIOp::create(b, loc, done, iterations))
+              : iterations;
+}
+
+/// `later`, a loop after `first` in its block also marked for warp
+/// specialization, as one whose copies can go through `first`'s buffers
+/// after first's: loads of the same blocks into the same layouts, the
+/// same induction type and stages, a positive step and no dot reading
+/// its buffers in flight; none where not.
+std::optional<SpecializedLoop> sharingBuffers(SpecializedLoop &first,
+                                              scf::ForOp later,
+                                              const BulkCopies &bulk) {
+  if (later.getInductionVar().getType() !=
+          first.loop.getInductionVar().getType() ||
+      later->getAttr(kNumStagesAttr) != first.loop->getAttr(kNumStagesAttr) ||
+      !hasPositiveStep(later))
+    return std::nullopt;
+  SmallVector<OperandLoad> loads = findOperandLoads(later, &bulk);
+  if (loads.size() != first.loads.size())
+    return std::nullopt;
+  for (auto [mine, theirs] : llvm::zip(loads, first.loads))
+    if (!mine.bulk || mine.type() != theirs.type() ||
+        bufferLayout(mine) != bufferLayout(theirs))
+      return std::nullopt;
+  std::optional<DenseSet<Operation *>> ahead = copiesAhead(later, loads);
+  if (!ahead)
+    return std::nullopt;
+  SpecializedLoop s{later, std::move(loads), std::move(*ahead), {}};
+  if (s.readInFlight())
+    return std::nullopt;
+  return s;
+}
+
+/// Warp specialization of `loop` (`tl.range(..., warp_specialize=True)`),
+/// whose operand loads `loads` are all bulk copies and whose ops `ahead`
+/// compute them, together with the loops after it in the kernel that are
+/// marked too and can share its buffers (sharingBuffers; with nothing
+/// writing memory between them: causal attention's two loops). The kernel
+/// becomes a tile.warp_specialize whose default region is the kernel as
+/// it was, and whose one partition of kCopyingWarps warps runs a copy of
+/// each loop, one after the other, with only its `ahead` in it. There each
+/// iteration waits for its buffers to be free, then issues its copies; the
+/// default region's loops wait for them and free the buffers once their
+/// dots are done with them. `stages` buffers per operand, each with a
+/// barrier tracking its copies and one its readers; the loops' iterations
+/// count on from one loop to the next. Fails (leaving the loop as it was)
+/// where the copying warps would need more than scalars computed without
+/// side effects.
+LogicalResult specializeLoops(scf::ForOp loop, SmallVector<OperandLoad> loads,
+                              DenseSet<Operation *> ahead, unsigned stages,
+                              const BulkCopies &bulk) {
+  auto func = dyn_cast<func::FuncOp>(loop->getParentOp());
+  auto module = loop->getParentOfType<ModuleOp>();
+  auto warps = module ? module->getAttrOfType<IntegerAttr>("tile.num_warps")
+                      : IntegerAttr();
+  if (!func || !warps)
+    return failure();
+  SmallVector<SpecializedLoop, 2> group;
+  group.push_back({loop, std::move(loads), std::move(ahead), {}});
+  // What the copying warps run before their loops.
+  SmallVector<Value> roots;
+  std::optional<SmallVector<Operation *>> before;
+  if (failed(copierInputs(group.front(), roots)) ||
+      !(before = sliceBefore(loop, roots)))
+    return failure();
+  bool inFlight = group.front().readInFlight();
+  for (Operation *op = loop->getNextNode(); op && !inFlight &&
+                                            hasPositiveStep(loop);
+       op = op->getNextNode()) {
+    auto later = dyn_cast<scf::ForOp>(op);
+    if (!later || !later->hasAttr(kWarpSpecializeAttr)) {
+      if (writesMemory(op))
+        break;
+      continue;
+    }
+    std::optional<SpecializedLoop> next =
+        sharingBuffers(group.front(), later, bulk);
+    SmallVector<Value> more(roots);
+    std::optional<SmallVector<Operation *>> slice;
+    if (!next || failed(copierInputs(*next, more)) ||
+        !(slice = sliceBefore(loop, more)))
+      break;
+    roots = std::move(more);
+    before = std::move(slice);
+    group.push_back(std::move(*next));
+  }
+
   Location loc = loop.getLoc();
   IRRewriter rewriter(loop.getContext());
   unsigned readers = warps.getInt() * 32;
@@ -519,7 +668,7 @@ LogicalResult specializeLoop(scf::ForOp loop,
   rewriter.setInsertionPointToStart(&entry);
   SmallVector<Value> buffers;
   SmallVector<MemDescType> viewTypes;
-  for (OperandLoad &operand : loads) {
+  for (OperandLoad &operand : group.front().loads) {
     RankedTensorType type = operand.type();
     SmallVector<int64_t> shape{int64_t(stages)};
     llvm::append_range(shape, type.getShape());
@@ -550,83 +699,99 @@ LogicalResult specializeLoop(scf::ForOp loop,
   }
   bulk.setRegisters(specialized, warps.getInt());
 
-  // The copying warps' loop.
+  // The copying warps' loops.
   rewriter.setInsertionPointToStart(&copying);
   IRMapping map;
   for (Operation *op : *before)
     rewriter.clone(*op, map);
-  SmallVector<Value> inits;
-  for (unsigned i : carried)
-    inits.push_back(map.lookupOrDefault(loop.getInitArgs()[i]));
-  auto copier = scf::ForOp::create(
-      rewriter, loc, map.lookupOrDefault(loop.getLowerBound()),
-      map.lookupOrDefault(loop.getUpperBound()),
-      map.lookupOrDefault(loop.getStep()), inits);
-  map.map(loop.getInductionVar(), copier.getInductionVar());
-  for (auto [i, index] : llvm::enumerate(carried))
-    map.map(loop.getRegionIterArg(index), copier.getRegionIterArg(i));
-  Block *copierBody = copier.getBody();
-  if (!copierBody->empty())
-    rewriter.eraseOp(copierBody->getTerminator());
-  rewriter.setInsertionPointToEnd(copierBody);
-  for (Operation &op : body->without_terminator())
-    if (ahead.contains(&op))
-      rewriter.clone(op, map);
-  SmallVector<Value> yielded;
-  for (unsigned i : carried)
-    yielded.push_back(
-        map.lookupOrDefault(body->getTerminator()->getOperand(i)));
-  scf::YieldOp::create(rewriter, loc, yielded);
-  SmallVector<DescriptorLoadOp> copied;
-  for (OperandLoad &operand : loads)
-    copied.push_back(cast<DescriptorLoadOp>(
-        map.lookup(operand.load->getResult(0)).getDefiningOp()));
-  rewriter.setInsertionPoint(copied.back());
-  auto [slot, round] = emitSlotAndRound(rewriter, loc, copier, stages);
   Value one = arith::ConstantIntOp::create(rewriter, loc, 1, 32);
-  bulk.wait(rewriter, loc, free, slot,
-            arith::AddIOp::create(rewriter, loc, round, one));
-  SmallVector<Value> views;
-  for (auto [buffer, viewType] : llvm::zip(buffers, viewTypes))
-    views.push_back(
-        MemDescIndexOp::create(rewriter, loc, viewType, buffer, slot));
-  SmallVector<Operation *> made;
-  bulk.copy(rewriter, loc, full, slot, copied, views, made,
-            /*readersDone=*/true);
-  for (DescriptorLoadOp load : copied)
-    rewriter.eraseOp(load);
-
-  // The computing warps' loop reads the buffers once the copies land.
-  Operation *firstRead = firstReadOf(loads);
-  rewriter.setInsertionPoint(firstRead);
-  auto [readSlot, readRound] = emitSlotAndRound(rewriter, loc, loop, stages);
-  bulk.wait(rewriter, loc, full, readSlot, readRound);
-  for (auto [operand, buffer, viewType] : llvm::zip(loads, buffers, viewTypes))
-    readBuffers(rewriter, loop, operand, buffer, viewType);
-  // The addresses the copies took.
-  for (bool erased = true; erased;) {
-    erased = false;
-    for (Operation &op :
-         llvm::make_early_inc_range(llvm::reverse(body->without_terminator())))
-      if (op.use_empty() && isMemoryEffectFree(&op)) {
-        rewriter.eraseOp(&op);
-        erased = true;
-      }
+  Value done;
+  for (SpecializedLoop &s : group) {
+    Block *body = s.loop.getBody();
+    SmallVector<Value> inits;
+    for (unsigned i : s.carried)
+      inits.push_back(map.lookupOrDefault(s.loop.getInitArgs()[i]));
+    auto copier = scf::ForOp::create(
+        rewriter, loc, map.lookupOrDefault(s.loop.getLowerBound()),
+        map.lookupOrDefault(s.loop.getUpperBound()),
+        map.lookupOrDefault(s.loop.getStep()), inits);
+    map.map(s.loop.getInductionVar(), copier.getInductionVar());
+    for (auto [i, index] : llvm::enumerate(s.carried))
+      map.map(s.loop.getRegionIterArg(index), copier.getRegionIterArg(i));
+    Block *copierBody = copier.getBody();
+    if (!copierBody->empty())
+      rewriter.eraseOp(copierBody->getTerminator());
+    rewriter.setInsertionPointToEnd(copierBody);
+    for (Operation &op : body->without_terminator())
+      if (s.ahead.contains(&op))
+        rewriter.clone(op, map);
+    SmallVector<Value> yielded;
+    for (unsigned i : s.carried)
+      yielded.push_back(
+          map.lookupOrDefault(body->getTerminator()->getOperand(i)));
+    scf::YieldOp::create(rewriter, loc, yielded);
+    SmallVector<DescriptorLoadOp> copied;
+    for (OperandLoad &operand : s.loads)
+      copied.push_back(cast<DescriptorLoadOp>(
+          map.lookup(operand.load->getResult(0)).getDefiningOp()));
+    rewriter.setInsertionPoint(copied.back());
+    auto [slot, round] =
+        emitSlotAndRound(rewriter, loc, copier, stages, done);
+    bulk.wait(rewriter, loc, free, slot,
+              arith::AddIOp::create(rewriter, loc, round, one));
+    SmallVector<Value> views;
+    for (auto [buffer, viewType] : llvm::zip(buffers, viewTypes))
+      views.push_back(
+          MemDescIndexOp::create(rewriter, loc, viewType, buffer, slot));
+    SmallVector<Operation *> made;
+    bulk.copy(rewriter, loc, full, slot, copied, views, made,
+              /*readersDone=*/true);
+    for (DescriptorLoadOp load : copied)
+      rewriter.eraseOp(load);
+    rewriter.setInsertionPointAfter(copier);
+    if (&s != &group.back())
+      done = addIterations(rewriter, loc, done, copier);
   }
-  // A dot accumulating over the loop still reads its buffers in the next
-  // iteration (one in flight): an iteration's buffers are free after the
-  // next one's last read, by which the dot is waited for. Else at the end
-  // of the iteration (a backend waiting for dots there waits before it).
-  if (inFlight) {
-    freePrevious(rewriter, loop, bulk, free, buffers, stages);
-  } else {
-    rewriter.setInsertionPoint(body->getTerminator());
-    Value yes = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
-    bulk.arrive(rewriter, loc, free, emitSlot(rewriter, loc, loop, stages),
-                yes);
+
+  // The computing warps' loops read the buffers once the copies land.
+  done = Value();
+  for (SpecializedLoop &s : group) {
+    Block *body = s.loop.getBody();
+    Operation *firstRead = firstReadOf(s.loads);
+    rewriter.setInsertionPoint(firstRead);
+    auto [readSlot, readRound] =
+        emitSlotAndRound(rewriter, loc, s.loop, stages, done);
+    bulk.wait(rewriter, loc, full, readSlot, readRound);
+    for (auto [operand, buffer, viewType] :
+         llvm::zip(s.loads, buffers, viewTypes))
+      readBuffers(rewriter, s.loop, operand, buffer, viewType, done);
+    // The addresses the copies took.
+    for (bool erased = true; erased;) {
+      erased = false;
+      for (Operation &op : llvm::make_early_inc_range(
+               llvm::reverse(body->without_terminator())))
+        if (op.use_empty() && isMemoryEffectFree(&op)) {
+          rewriter.eraseOp(&op);
+          erased = true;
+        }
+    }
+    // A dot accumulating over the loop still reads its buffers in the next
+    // iteration (one in flight): an iteration's buffers are free after the
+    // next one's last read, by which the dot is waited for. Else at the end
+    // of the iteration (a backend waiting for dots there waits before it).
+    if (inFlight) {
+      freePrevious(rewriter, s.loop, bulk, free, buffers, stages);
+    } else {
+      rewriter.setInsertionPoint(body->getTerminator());
+      Value yes = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
+      bulk.arrive(rewriter, loc, free,
+                  emitSlot(rewriter, loc, s.loop, stages, done), yes);
+    }
+    rewriter.setInsertionPointAfter(s.loop);
+    if (&s != &group.back())
+      done = addIterations(rewriter, loc, done, s.loop);
   }
 
-  rewriter.setInsertionPointAfter(loop);
   bulk.release(rewriter, loc, full);
   bulk.release(rewriter, loc, free);
   for (Value buffer : llvm::reverse(buffers))
@@ -641,35 +806,14 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages,
   SmallVector<OperandLoad> loads = findOperandLoads(loop, bulk);
   if (loads.empty())
     return success();
-  Block *body = loop.getBody();
-  // Loads issued iterations ahead must not pass the loop's own writes;
-  // those of a fused persistent loop's epilogue write what no load reads
-  // (its output tiles), as Triton's pipeliner assumes too.
-  bool writes = false;
-  body->walk([&](Operation *op) {
-    writes |= isa<StoreOp, AtomicRMWOp, AtomicCASOp, DescriptorStoreOp,
-                  DescriptorReduceOp>(op);
-  });
-  if (writes && !loop->hasAttr(kFlattenAttr))
+  std::optional<DenseSet<Operation *>> ahead = copiesAhead(loop, loads);
+  if (!ahead)
     return success();
-  // What the loads need must be computable ahead (stage 0), and the loop's
-  // results must not come from there: the expanded loop runs those ops for
-  // iterations past the end.
-  SmallVector<Operation *> loadOps;
-  for (OperandLoad &operand : loads)
-    loadOps.push_back(operand.load);
-  FailureOr<DenseSet<Operation *>> ahead = copyStage(loop, loadOps);
-  if (failed(ahead))
-    return success();
-  for (auto [yielded, result] :
-       llvm::zip(body->getTerminator()->getOperands(), loop.getResults()))
-    if (Operation *def = yielded.getDefiningOp();
-        def && ahead->contains(def) && !result.use_empty())
-      return success();
   if (loop->hasAttr(kWarpSpecializeAttr) && bulk &&
       llvm::all_of(loads, [](const OperandLoad &load) { return load.bulk; }) &&
-      succeeded(specializeLoop(loop, loads, *ahead, stages, *bulk)))
+      succeeded(specializeLoops(loop, loads, *ahead, stages, *bulk)))
     return success();
+  Block *body = loop.getBody();
   Location loc = loop.getLoc();
   IRRewriter rewriter(loop.getContext());
   bool late = copiesLate(loop, loads);

@@ -330,7 +330,8 @@ struct TileNvidiaAssignMmaPass
     Location loc = dot.getLoc();
     OpBuilder b(dot);
     // Each operand is stored where it is defined, so that one defined
-    // outside a loop (attention's q) is stored once.
+    // outside a loop (attention's q) is stored once, and once for every
+    // dot reading it in the same layout (causal attention's two loops).
     auto toShared = [&](Value value, Type element,
                         NVMMASharedLayoutAttr layout) -> Value {
       OpBuilder::InsertionGuard guard(b);
@@ -340,8 +341,13 @@ struct TileNvidiaAssignMmaPass
         b.setInsertionPointToStart(cast<BlockArgument>(value).getOwner());
       auto tensor = cast<RankedTensorType>(value.getType());
       value = castAndConvert(b, loc, value, element, tensor.getEncoding());
-      return LocalAllocOp::create(
-          b, loc, MemDescType::get(tensor.getShape(), element, layout), value);
+      auto type = MemDescType::get(tensor.getShape(), element, layout);
+      for (Operation *user : value.getUsers())
+        if (auto stored = dyn_cast<LocalAllocOp>(user);
+            stored && stored.getType() == type &&
+            llvm::all_of(stored->getUsers(), llvm::IsaPred<WarpGroupDotOp>))
+          return stored;
+      return LocalAllocOp::create(b, loc, type, value);
     };
     Value a = registerA
                   ? castAndConvert(b, loc, dot.getA(), aElement,

@@ -95,16 +95,13 @@ def persistent_matmul(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.
 
 
 @triton.jit
-def attention_desc(q_desc, k_desc, v_desc, o_ptr, N, sm_scale, D: tl.constexpr,
-                   BM: tl.constexpr, BN: tl.constexpr, WARP_SPECIALIZE: tl.constexpr = False):
-    """Flash attention's forward through descriptors (tutorial 06's form)."""
-    start_m = tl.program_id(0) * BM
-    q = q_desc.load([start_m, 0])
-    m_i = tl.zeros([BM], tl.float32) - float("inf")
-    l_i = tl.zeros([BM], tl.float32) + 1.0
-    acc = tl.zeros([BM, D], tl.float32)
-    for start_n in tl.range(0, N, BN, warp_specialize=WARP_SPECIALIZE):
+def _attention_blocks(q, k_desc, v_desc, acc, l_i, m_i, lo, hi, offs_m, sm_scale,
+                      BN: tl.constexpr, MASKED: tl.constexpr, WARP_SPECIALIZE: tl.constexpr):
+    for start_n in tl.range(lo, hi, BN, warp_specialize=WARP_SPECIALIZE):
         qk = tl.dot(q, tl.trans(k_desc.load([start_n, 0]))) * sm_scale
+        if MASKED:
+            mask = offs_m[:, None] >= (start_n + tl.arange(0, BN))[None, :]
+            qk = tl.where(mask, qk, -1.0e6)
         m_ij = tl.maximum(m_i, tl.max(qk, 1))
         p = tl.exp(qk - m_ij[:, None])
         alpha = tl.exp(m_i - m_ij)
@@ -112,8 +109,29 @@ def attention_desc(q_desc, k_desc, v_desc, o_ptr, N, sm_scale, D: tl.constexpr,
         acc = acc * alpha[:, None]
         acc = tl.dot(p.to(tl.float16), v_desc.load([start_n, 0]), acc)
         m_i = m_ij
-    offs = start_m + tl.arange(0, BM)
-    tl.store(o_ptr + offs[:, None] * D + tl.arange(0, D)[None, :], acc / l_i[:, None])
+    return acc, l_i, m_i
+
+
+@triton.jit
+def attention_desc(q_desc, k_desc, v_desc, o_ptr, N, sm_scale, D: tl.constexpr,
+                   BM: tl.constexpr, BN: tl.constexpr, WARP_SPECIALIZE: tl.constexpr = False,
+                   CAUSAL: tl.constexpr = False):
+    """Flash attention's forward through descriptors (tutorial 06's form):
+    causal, the blocks left of the diagonal, then the diagonal's, masked."""
+    start_m = tl.program_id(0) * BM
+    q = q_desc.load([start_m, 0])
+    offs_m = start_m + tl.arange(0, BM)
+    m_i = tl.zeros([BM], tl.float32) - float("inf")
+    l_i = tl.zeros([BM], tl.float32) + 1.0
+    acc = tl.zeros([BM, D], tl.float32)
+    acc, l_i, m_i = _attention_blocks(q, k_desc, v_desc, acc, l_i, m_i, 0,
+                                      start_m if CAUSAL else N, offs_m, sm_scale, BN, False,
+                                      WARP_SPECIALIZE)
+    if CAUSAL:
+        acc, l_i, m_i = _attention_blocks(q, k_desc, v_desc, acc, l_i, m_i, start_m,
+                                          start_m + BM, offs_m, sm_scale, BN, True,
+                                          WARP_SPECIALIZE)
+    tl.store(o_ptr + offs_m[:, None] * D + tl.arange(0, D)[None, :], acc / l_i[:, None])
 
 
 @triton.jit
@@ -287,27 +305,34 @@ def test_persistent_matmul(device, rng, warp_specialize, subtile, K):
 
 
 @pytest.mark.parametrize("warp_specialize", [False, True])
+@pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("D,BM,BN,warps", [(64, 64, 64, 4), (128, 128, 64, 8)])
-def test_attention_through_descriptors(device, rng, D, BM, BN, warps, warp_specialize):
+def test_attention_through_descriptors(device, rng, D, BM, BN, warps, causal, warp_specialize):
     """Chained dots on wgmma (p from registers), K and V copied by TMA on
     sm_90a, K transposed in shared memory; with warp_specialize, by a
-    warpgroup of their own."""
+    warpgroup of their own, for both loops when causal."""
     N = 256
     q, k, v = (rng.standard_normal((N, D)).astype(np.float16) for _ in range(3))
     o = np.zeros((N, D), np.float32)
     descs = [TensorDescriptor.from_tensor(t, [BM if t is q else BN, D]) for t in (q, k, v)]
-    attention_desc[(N // BM,)](*descs, o, N, 1 / np.sqrt(D), D, BM, BN, warp_specialize,
-                               num_warps=warps)
+    args = (*descs, o, N, 1 / np.sqrt(D), D, BM, BN, warp_specialize, causal)
+    attention_desc[(N // BM,)](*args, num_warps=warps)
     s = q.astype(np.float64) @ k.astype(np.float64).T / np.sqrt(D)
+    if causal:
+        s[np.triu_indices(N, 1)] = -np.inf
     p = np.exp(s - s.max(1, keepdims=True))
     np.testing.assert_allclose(o, (p / p.sum(1, keepdims=True)) @ v.astype(np.float64),
                                rtol=2e-2, atol=2e-2)
     if device == "interpreter":
-        binary = attention_desc.warmup(*descs, o, N, 1 / np.sqrt(D), D, BM, BN,
-                                       warp_specialize, num_warps=warps).binary_for("cuda:90")
+        binary = attention_desc.warmup(*args, num_warps=warps).binary_for("cuda:90")
         assert len(binary.tensor_maps) == 3
         assert "wgmma.mma_async" in binary.assembly
         assert binary.num_warps == warps + 4 * warp_specialize
+        if warp_specialize:
+            # One partition copies for both loops, through one set of buffers.
+            partition = binary.tile_layout.split("} partitions {")[1]
+            assert partition.count("scf.for") == 1 + causal
+            assert binary.tile_layout.count("tile.warp_specialize {") == 1
 
 
 def test_warp_specialized_copies():

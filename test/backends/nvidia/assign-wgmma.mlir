@@ -146,3 +146,25 @@ func.func @transposed_b(%a: !tile.tensordesc<tensor<128x64xf16>>,
   tile.store %c, %d : tensor<128x128x!tile.ptr<f32>>
   return
 }
+
+// -----
+
+// One operand read by two dots in the same layout (q in causal attention's
+// two loops) is stored once.
+// CHECK-LABEL: func.func @shared_operand
+// CHECK: %[[X:.*]] = tile.descriptor_load
+// CHECK-NEXT: %[[SX:.*]] = tile.local_alloc %[[X]]
+// CHECK-NOT: tile.local_alloc %[[X]]
+// CHECK: tile_nvidia.warpgroup_dot %[[SX]]
+// CHECK: tile_nvidia.warpgroup_dot %[[SX]]
+func.func @shared_operand(%a: !tile.tensordesc<tensor<128x64xf16>>,
+                          %w: !tile.tensordesc<tensor<64x128xf16>>, %i: i32,
+                          %c: tensor<128x128x!tile.ptr<f32>>) {
+  %x = tile.descriptor_load %a[%i, %i] : !tile.tensordesc<tensor<128x64xf16>> -> tensor<128x64xf16>
+  %y = tile.descriptor_load %w[%i, %i] : !tile.tensordesc<tensor<64x128xf16>> -> tensor<64x128xf16>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %d = tile.dot %x, %y, %zero : tensor<128x64xf16> * tensor<64x128xf16> -> tensor<128x128xf32>
+  %e = tile.dot %x, %y, %d : tensor<128x64xf16> * tensor<64x128xf16> -> tensor<128x128xf32>
+  tile.store %c, %e : tensor<128x128x!tile.ptr<f32>>
+  return
+}

@@ -12,7 +12,12 @@
 // round passes), then expects and issues the copies, with no block
 // barrier. A loop whose copies need a value loaded before it is not
 // specialized. Where no dot accumulates over the loop, an iteration frees
-// its own buffers at its end, after the wait for its dots.
+// its own buffers at its end, after the wait for its dots. Loops marked
+// after it whose copies fill the same buffers (causal attention's two)
+// are specialized with it: the partition runs their copies one loop after
+// the other, and both sides count a later loop's iterations on from the
+// earlier ones'. Not where memory is written between them: the later
+// loop's copies must not pass that store.
 // RUN: tessera-opt %s -tile-nvidia-select-bulk-copies="compute-capability=90 num-warps=8" -tile-lower-descriptors -tile-assign-layouts -tile-nvidia-assign-mma=compute-capability=90 -tile-remove-conversions -canonicalize -cse -tile-nvidia-pipeline=num-stages=3 -canonicalize -cse -tile-nvidia-lower-bulk-copies | FileCheck %s
 // RUN: tessera-opt %s -tile-nvidia-select-bulk-copies="compute-capability=90 num-warps=8" -tile-lower-descriptors -tile-assign-layouts -tile-nvidia-assign-mma=compute-capability=90 -tile-remove-conversions -canonicalize -cse -tile-nvidia-pipeline=num-stages=3 -canonicalize -cse -tile-nvidia-lower-bulk-copies -tile-nvidia-async-warpgroup-dots | FileCheck %s --check-prefix=ASYNC
 // RUN: tessera-opt %s -tile-nvidia-select-bulk-copies="compute-capability=90 num-warps=8" -tile-lower-descriptors -tile-assign-layouts -tile-nvidia-assign-mma=compute-capability=90 -tile-remove-conversions -canonicalize -cse -tile-nvidia-pipeline=num-stages=3 -canonicalize -cse -tile-nvidia-lower-bulk-copies -tile-nvidia-async-warpgroup-dots -tile-nvidia-fence-async-shared -tile-nvidia-to-llvm | FileCheck %s --check-prefix=LLVM
@@ -82,6 +87,52 @@
 // CHECK-NEXT: %[[OWN:.*]] = tile.memdesc_index %{{.*}}[%[[KSLOT]]]
 // CHECK-NEXT: tile_nvidia.arrive_barrier %[[OWN]], 1, %true
 // CHECK-NEXT: scf.yield
+// CHECK-LABEL: func.func @two_loops
+// CHECK-COUNT-4: tile.local_alloc
+// CHECK-NOT: tile.local_alloc
+// CHECK: tile.warp_specialize
+// CHECK: scf.for %[[I:[a-z0-9]+]] = %c0_i32 to %[[SPLIT:[a-z0-9]+]] step
+// CHECK: %[[ITER:.*]] = arith.divsi %[[I]], %c64_i32
+// CHECK: arith.remsi %[[ITER]], %c3_i32
+// CHECK: tile_nvidia.arrive_barrier
+// CHECK: } {tile.warp_specialize}
+// CHECK: %[[SPAN:.*]] = arith.maxsi %[[SPLIT]], %c0_i32
+// CHECK: %[[ROUNDED:.*]] = arith.addi %[[SPAN]], %c63_i32
+// CHECK: %[[DONE:.*]] = arith.divsi %[[ROUNDED]], %c64_i32
+// CHECK: scf.for %[[J:[a-z0-9]+]] = %[[SPLIT]] to
+// CHECK: %[[FROM:.*]] = arith.subi %[[J]], %[[SPLIT]]
+// CHECK: %[[OWNITER:.*]] = arith.divsi %[[FROM]], %c64_i32
+// CHECK: %[[JTER:.*]] = arith.addi %[[OWNITER]], %[[DONE]]
+// CHECK: %[[JSLOT:.*]] = arith.remsi %[[JTER]], %c3_i32
+// CHECK: tile_nvidia.wait_barrier
+// CHECK: tile_nvidia.warpgroup_dot
+// CHECK: tile.memdesc_index %{{.*}}[%[[JSLOT]]]
+// CHECK-NEXT: tile_nvidia.arrive_barrier
+// CHECK: } {tile.warp_specialize}
+// CHECK-COUNT-6: tile_nvidia.inval_barrier
+// CHECK: } partitions {
+// CHECK: scf.for %{{.*}} = %c0_i32 to %[[SPLIT]]
+// CHECK: tile_nvidia.wait_barrier
+// CHECK-COUNT-2: tile_nvidia.async_tma_copy_global_to_local
+// CHECK: arith.maxsi %[[SPLIT]], %c0_i32
+// CHECK: %[[CDONE:.*]] = arith.divsi
+// CHECK: scf.for %[[K:[a-z0-9]+]] = %[[SPLIT]] to
+// CHECK: %[[KFROM:.*]] = arith.subi %[[K]], %[[SPLIT]]
+// CHECK: %[[KOWN:.*]] = arith.divsi %[[KFROM]], %c64_i32
+// CHECK: arith.addi %[[KOWN]], %[[CDONE]]
+// CHECK: tile_nvidia.wait_barrier
+// CHECK-COUNT-2: tile_nvidia.async_tma_copy_global_to_local
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: return
+// CHECK-LABEL: func.func @store_between
+// CHECK: tile.warp_specialize
+// CHECK: tile_nvidia.async_tma_copy_local_to_global
+// CHECK: tile_nvidia.async_tma_copy_global_to_local
+// CHECK: } partitions {
+// CHECK: scf.for
+// CHECK-NOT: scf.for
+// CHECK: return
 // ASYNC-LABEL: func.func @fresh_each_iteration
 // ASYNC: tile_nvidia.warpgroup_dot {{.*}} {isAsync}
 // ASYNC: tile_nvidia.warpgroup_dot_wait %{{.*}} {pendings = 0 : i32}
@@ -177,6 +228,69 @@ module attributes {tile.num_warps = 8 : i32} {
       scf.yield %d : tensor<128x256xf32>
     } {tile.warp_specialize}
     %h = arith.truncf %last : tensor<128x256xf32> to tensor<128x256xf16>
+    %dc = tile.make_tensor_descriptor %pa, [%m, %n], [%ld, %one] : !tile.ptr<f16> -> !tile.tensordesc<tensor<128x256xf16>>
+    tile.descriptor_store %dc[%c0, %c0], %h : !tile.tensordesc<tensor<128x256xf16>>, tensor<128x256xf16>
+    return
+  }
+  func.func @two_loops(%pa: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                       %pb: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                       %m: i32, %n: i32, %k: i32, %split: i32) {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %one = arith.constant 1 : i64
+    %ld = arith.constant 512 : i64
+    %da = tile.make_tensor_descriptor %pa, [%m, %k], [%ld, %one] : !tile.ptr<f16> -> !tile.tensordesc<tensor<128x64xf16>>
+    %db = tile.make_tensor_descriptor %pb, [%k, %n], [%ld, %one] : !tile.ptr<f16> -> !tile.tensordesc<tensor<64x256xf16>>
+    %zero = arith.constant dense<0.0> : tensor<128x256xf32>
+    %first = scf.for %kk = %c0 to %split step %c64 iter_args(%c = %zero) -> (tensor<128x256xf32>) : i32 {
+      %a = tile.descriptor_load %da[%c0, %kk] : !tile.tensordesc<tensor<128x64xf16>> -> tensor<128x64xf16>
+      %b = tile.descriptor_load %db[%kk, %c0] : !tile.tensordesc<tensor<64x256xf16>> -> tensor<64x256xf16>
+      %d = tile.dot %a, %b, %zero : tensor<128x64xf16> * tensor<64x256xf16> -> tensor<128x256xf32>
+      %s = arith.addf %d, %c : tensor<128x256xf32>
+      scf.yield %s : tensor<128x256xf32>
+    } {tile.warp_specialize}
+    %hi = arith.addi %split, %c64 : i32
+    %second = scf.for %kk = %split to %hi step %c64 iter_args(%c = %first) -> (tensor<128x256xf32>) : i32 {
+      %a = tile.descriptor_load %da[%c0, %kk] : !tile.tensordesc<tensor<128x64xf16>> -> tensor<128x64xf16>
+      %b = tile.descriptor_load %db[%kk, %c0] : !tile.tensordesc<tensor<64x256xf16>> -> tensor<64x256xf16>
+      %d = tile.dot %a, %b, %zero : tensor<128x64xf16> * tensor<64x256xf16> -> tensor<128x256xf32>
+      %s = arith.mulf %d, %c : tensor<128x256xf32>
+      scf.yield %s : tensor<128x256xf32>
+    } {tile.warp_specialize}
+    %h = arith.truncf %second : tensor<128x256xf32> to tensor<128x256xf16>
+    %dc = tile.make_tensor_descriptor %pa, [%m, %n], [%ld, %one] : !tile.ptr<f16> -> !tile.tensordesc<tensor<128x256xf16>>
+    tile.descriptor_store %dc[%c0, %c0], %h : !tile.tensordesc<tensor<128x256xf16>>, tensor<128x256xf16>
+    return
+  }
+  func.func @store_between(%pa: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                       %pb: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                       %m: i32, %n: i32, %k: i32, %split: i32) {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %one = arith.constant 1 : i64
+    %ld = arith.constant 512 : i64
+    %da = tile.make_tensor_descriptor %pa, [%m, %k], [%ld, %one] : !tile.ptr<f16> -> !tile.tensordesc<tensor<128x64xf16>>
+    %db = tile.make_tensor_descriptor %pb, [%k, %n], [%ld, %one] : !tile.ptr<f16> -> !tile.tensordesc<tensor<64x256xf16>>
+    %zero = arith.constant dense<0.0> : tensor<128x256xf32>
+    %first = scf.for %kk = %c0 to %split step %c64 iter_args(%c = %zero) -> (tensor<128x256xf32>) : i32 {
+      %a = tile.descriptor_load %da[%c0, %kk] : !tile.tensordesc<tensor<128x64xf16>> -> tensor<128x64xf16>
+      %b = tile.descriptor_load %db[%kk, %c0] : !tile.tensordesc<tensor<64x256xf16>> -> tensor<64x256xf16>
+      %d = tile.dot %a, %b, %zero : tensor<128x64xf16> * tensor<64x256xf16> -> tensor<128x256xf32>
+      %s = arith.addf %d, %c : tensor<128x256xf32>
+      scf.yield %s : tensor<128x256xf32>
+    } {tile.warp_specialize}
+    %hi = arith.addi %split, %c64 : i32
+    %early = arith.truncf %first : tensor<128x256xf32> to tensor<128x256xf16>
+    %de = tile.make_tensor_descriptor %pb, [%m, %n], [%ld, %one] : !tile.ptr<f16> -> !tile.tensordesc<tensor<128x256xf16>>
+    tile.descriptor_store %de[%c0, %c0], %early : !tile.tensordesc<tensor<128x256xf16>>, tensor<128x256xf16>
+    %second = scf.for %kk = %split to %hi step %c64 iter_args(%c = %first) -> (tensor<128x256xf32>) : i32 {
+      %a = tile.descriptor_load %da[%c0, %kk] : !tile.tensordesc<tensor<128x64xf16>> -> tensor<128x64xf16>
+      %b = tile.descriptor_load %db[%kk, %c0] : !tile.tensordesc<tensor<64x256xf16>> -> tensor<64x256xf16>
+      %d = tile.dot %a, %b, %zero : tensor<128x64xf16> * tensor<64x256xf16> -> tensor<128x256xf32>
+      %s = arith.mulf %d, %c : tensor<128x256xf32>
+      scf.yield %s : tensor<128x256xf32>
+    } {tile.warp_specialize}
+    %h = arith.truncf %second : tensor<128x256xf32> to tensor<128x256xf16>
     %dc = tile.make_tensor_descriptor %pa, [%m, %n], [%ld, %one] : !tile.ptr<f16> -> !tile.tensordesc<tensor<128x256xf16>>
     tile.descriptor_store %dc[%c0, %c0], %h : !tile.tensordesc<tensor<128x256xf16>>, tensor<128x256xf16>
     return
