@@ -198,10 +198,10 @@ class Autotuner(KernelInterface):
         self.restore_value = list(restore_value or ())
         self.user_pre_hook = pre_hook
         self.post_hook = post_hook
-        # Shorter than do_bench's defaults: tuning a small kernel should take
-        # milliseconds a config, not a tenth of a second.
-        self.warmup_ms = 10 if warmup is None else warmup
-        self.rep_ms = 40 if rep is None else rep
+        # Triton's: timings long enough to tell configs a few percent apart
+        # on a GPU whose clocks still settle.
+        self.warmup_ms = 25 if warmup is None else warmup
+        self.rep_ms = 100 if rep is None else rep
         self.use_cuda_graph = use_cuda_graph
         self.custom_bench = do_bench
         self.cache_results = cache_results
