@@ -17,6 +17,7 @@ packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22 liblld-22-dev
   libzstd-dev zlib1g-dev libgtest-dev
   python3 python3-dev python3-numpy python3-pytest python3-matplotlib pybind11-dev
+  python3-venv python3-pip
 )
 
 install_missing_packages() {

@@ -84,6 +84,37 @@ def test_the_cpp_tool_takes_python_files(tmp_path):
     assert (tmp_path / "add_kernel.hsaco").read_bytes().startswith(b"\x7fELF")
 
 
+def test_the_command_compiles_tile_ir_and_python_files(tmp_path, capsys):
+    """tessera-compile as the installed package has it (tessera.tools.compile):
+    tile IR to a stage or a binary for any target, Python files through
+    tessera.aot, IR it cannot parse reported."""
+    from tessera.tools import compile as command
+    ir = tmp_path / "k.mlir"
+    ir.write_text("func.func @k() { return }\n")
+    assert command.main([str(ir), "--target=gfx942", "--emit=metadata",
+                         "-o", str(tmp_path / "meta")]) == 0
+    assert "arch: gfx942\nwarp_size: 64\n" in (tmp_path / "meta").read_text()
+    assert command.main([str(ir), "--target", "cuda:90", "-o", str(tmp_path / "k.ptx")]) == 0
+    assert ".entry k(" in (tmp_path / "k.ptx").read_text()
+    assert command.main([str(ir), "--target=gfx1100", "--emit=bin",
+                         "-o", str(tmp_path / "k.hsaco")]) == 0
+    assert (tmp_path / "k.hsaco").read_bytes().startswith(b"\x7fELF")
+    (tmp_path / "bad.mlir").write_text("garbage\n")
+    assert command.main([str(tmp_path / "bad.mlir")]) == 1
+    assert "cannot parse the kernel's IR" in capsys.readouterr().err
+    assert command.main([str(VECTOR_ADD), "-n", "add_kernel", "-s", SIGNATURE, "--target",
+                         "hip:gfx942", "-o", str(tmp_path / "aot")]) == 0
+    assert (tmp_path / "aot" / "add_kernel.hsaco").exists()
+    # Installed by pip, it is a command beside the Python that has the package.
+    installed = Path(sys.executable).parent / "tessera-compile"
+    if installed.exists():
+        done = subprocess.run([str(installed), "--emit=metadata", "--target=sm_80"],
+                              input="func.func @k() { return }\n", capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        assert "arch: sm_80" in done.stdout
+
+
 def build_program(tmp_path, main, *defines):
     include, lib = runtime_library()
     program = tmp_path / "program"
