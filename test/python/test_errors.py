@@ -44,6 +44,46 @@ def test_shape_mismatch(device):
 
 
 @tessera.jit
+def pointer_shape_kernel(x_ptr, CASE: tl.constexpr):
+    offs = tl.arange(0, 8)
+    if CASE == 0:
+        tl.store(x_ptr + offs, offs[:, None] + offs[None, :])  # more elements than pointers
+    elif CASE == 1:
+        tl.store(x_ptr + offs[None, :], offs)  # another rank
+    elif CASE == 2:
+        tl.store(x_ptr, offs)  # a block through one pointer
+    elif CASE == 3:
+        tl.store(x_ptr + offs, 1, mask=(offs < 4)[None, :])
+    elif CASE == 4:
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < 4, other=tl.arange(0, 4)))
+    elif CASE == 5:
+        tl.atomic_add(x_ptr + offs, tl.arange(0, 4))
+    else:  # what broadcasts to the pointers: a scalar, a size-1 dimension
+        tl.store(x_ptr + offs[None, :] + offs[:, None] * 8, offs[None, :], mask=offs[:, None] < 2)
+        tl.store(x_ptr + offs, 3, mask=offs >= 6)
+
+
+def test_operands_broadcast_to_the_pointers_shape_only(device):
+    """As in Triton: a store's value, a load's mask and other, an atomic's
+    value broadcast to the pointers' shape; one that would enlarge it, or
+    is of another rank, is refused at its line."""
+    x = np.zeros(64, np.int32)
+    line = line_of("if CASE == 0:") + 1
+    messages = [rf"test_errors.py:{line}:9: the stored value of shape \[8, 8\] does not "
+                r"broadcast to the pointers' shape \[8\]",
+                r"the stored value of shape \[8\] does not broadcast to the pointers' shape "
+                r"\[1, 8\]",
+                r"the stored value cannot be a tensor \(\[8\]\) where the pointer is a scalar",
+                r"store's mask of shape \[1, 8\]", r"load's 'other' of shape \[4\]",
+                r"atomic_add's value of shape \[4\]"]
+    for case, message in enumerate(messages):
+        with pytest.raises(tessera.CompilationError, match=message):
+            pointer_shape_kernel[(1,)](x, case)
+    pointer_shape_kernel[(1,)](x, 6)
+    assert list(x[:16]) == [0, 1, 2, 3, 4, 5, 3, 3] + list(range(8))
+
+
+@tessera.jit
 def not_constexpr_kernel(x_ptr, n):
     tl.store(x_ptr + tl.arange(0, n), 1)
 

@@ -56,6 +56,27 @@ def test_do_not_specialize(device):
     assert len(unspecialised.cache) == 1
 
 
+@tessera.jit(do_not_specialize_on_alignment=["x_ptr"], repr=lambda spec: "copy_kernel",
+             launch_metadata=lambda grid, kernel, args: {"name": "copy"})
+def renamed(x_ptr, n):
+    tl.store(x_ptr, n)
+
+
+def test_jit_takes_tritons_options(device):
+    """repr names the kernel for profilers, launch_metadata is kept for their
+    hook, arguments not specialized on alignment still run; a keyword jit
+    does not know is refused."""
+    x = np.zeros(4, np.int32)
+    renamed[(1,)](x[1:], 5)
+    renamed[(1,)](x, 7)
+    assert list(x) == [7, 5, 0, 0]
+    assert len(renamed.cache) == 1
+    assert renamed.repr(None) == "copy_kernel" and unspecialised.repr(None) == "unspecialised"
+    assert renamed.launch_metadata((1,), None, {}) == {"name": "copy"}
+    with pytest.raises(TypeError, match="do_not_specialise"):
+        tessera.jit(do_not_specialise=["n"])
+
+
 @tessera.jit
 def _helper(x):
     return x + 1

@@ -428,6 +428,25 @@ def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
 # Memory
 # ----------------------------------------------------------------------------
 
+def _check_fits(pointer, operand, what):
+    """Triton's rule for a load's mask and other, and a store's or an
+    atomic's value and mask: they broadcast to the pointers' shape, which
+    takes none of theirs."""
+    operand = _unwrap(operand)
+    if operand is None:
+        return
+    shape = [d.value for d in _t(pointer).shape]
+    theirs = [d.value for d in _t(operand).shape]
+    if not theirs:
+        return  # a scalar goes to every element
+    if not shape:
+        raise CompilationError(f"{what} cannot be a tensor ({theirs}) where the pointer is a "
+                               "scalar")
+    if len(theirs) != len(shape) or any(t not in (s, 1) for t, s in zip(theirs, shape)):
+        raise CompilationError(f"{what} of shape {theirs} does not broadcast to the pointers' "
+                               f"shape {shape}")
+
+
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
          eviction_policy="", volatile=False):
     pointer = _unwrap(pointer)
@@ -439,6 +458,8 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
                             _unwrap(eviction_policy) or "")
     if _unwrap(other) is not None and _unwrap(mask) is None:
         raise CompilationError("load's 'other' needs a mask")
+    _check_fits(pointer, mask, "load's mask")
+    _check_fits(pointer, other, "load's 'other'")
     return tensor(_call("load", _t(pointer).handle, _handle_or_none(mask), _handle_or_none(other),
                         _unwrap(cache_modifier) or "", _unwrap(eviction_policy) or "",
                         builtins.bool(_unwrap(volatile))))
@@ -451,12 +472,16 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
             raise CompilationError("a store through a block pointer takes boundary_check, "
                                    "not mask")
         return pointer.store(value, boundary_check)
+    _check_fits(pointer, value, "the stored value")
+    _check_fits(pointer, mask, "store's mask")
     _call("store", _t(pointer).handle, _t(value).handle, _handle_or_none(mask),
           _unwrap(cache_modifier) or "", _unwrap(eviction_policy) or "")
 
 
 def _atomic(kind):
     def fn(pointer, val, mask=None, sem=None, scope=None):
+        _check_fits(pointer, val, f"atomic_{kind}'s value")
+        _check_fits(pointer, mask, f"atomic_{kind}'s mask")
         return tensor(_call("atomic_rmw", kind, _t(pointer).handle, _t(val).handle,
                             _handle_or_none(mask),
                             _unwrap(sem) or "acq_rel", _unwrap(scope) or "gpu"))

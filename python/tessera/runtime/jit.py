@@ -343,8 +343,11 @@ class CompiledKernel:
 
 
 class JITFunction:
-    def __init__(self, fn, do_not_specialize=(), interpret=None, debug=None, noinline=False):
+    def __init__(self, fn, do_not_specialize=(), interpret=None, debug=None, noinline=False,
+                 repr=None, launch_metadata=None):
         self.fn = fn
+        self._repr = repr
+        self.launch_metadata = launch_metadata
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
         self.__module__ = fn.__module__
@@ -386,6 +389,11 @@ class JITFunction:
                     if p.default is not inspect.Parameter.empty}
         self._launcher = _tessera.Launcher(self._run, self.arg_names, roles, defaults)
         self._bound = {}  # grid -> self._launcher.bind(grid)
+
+    def repr(self, specialization):
+        """The kernel's name for profilers: jit's `repr` of the specialization
+        where given, else the function's name."""
+        return self.__name__ if self._repr is None else self._repr(specialization)
 
     def lookup(self, name):
         """The value `name` has for the body: a closure cell's, else the
@@ -728,11 +736,19 @@ class JITFunction:
             raise InterpreterError(str(e)) from None
 
 
-def jit(fn=None, *, do_not_specialize=(), interpret=None, debug=None, noinline=False, **kwargs):
-    """Makes a kernel (or a helper, when called from a kernel) of `fn`."""
+def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specialize=(),
+        do_not_specialize_on_alignment=(), interpret=None, debug=None, noinline=False):
+    """Makes a kernel (or a helper, when called from a kernel) of `fn`, with
+    Triton's options: `repr(specialization)` names the kernel for profilers
+    (JITFunction.repr), `launch_metadata(grid, kernel, args)` describes a
+    launch to a profiler hook. Arguments in `do_not_specialize_on_alignment`
+    are not specialized at all (as with `do_not_specialize`). `version` is
+    accepted and unused."""
     def decorator(fn):
-        return JITFunction(fn, do_not_specialize=do_not_specialize, interpret=interpret,
-                           debug=debug, noinline=noinline)
+        return JITFunction(fn, do_not_specialize=(*do_not_specialize,
+                                                  *do_not_specialize_on_alignment),
+                           interpret=interpret, debug=debug, noinline=noinline,
+                           repr=repr, launch_metadata=launch_metadata)
     return decorator if fn is None else decorator(fn)
 
 
