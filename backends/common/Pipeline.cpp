@@ -288,14 +288,13 @@ Operation *predicate(RewriterBase &rewriter, Operation *op, Value pred) {
 /// Where the loop's loads were read: its converts become local loads of the
 /// iteration's buffer of `buffer`, its allocs that buffer (`viewType`, with
 /// `operand`'s transpose); the load goes. `before` as for iterationAnd.
-void readBuffers(RewriterBase &rewriter, scf::ForOp loop,
-                 OperandLoad &operand, Value buffer, MemDescType viewType,
-                 Value before = {}) {
+void readBuffers(RewriterBase &rewriter, scf::ForOp loop, OperandLoad &operand,
+                 Value buffer, MemDescType viewType, Value before = {}) {
   for (Operation *read : operand.reads()) {
     rewriter.setInsertionPoint(read);
     Location at = read->getLoc();
-    Value slot = emitSlot(rewriter, at, loop,
-                          viewType.getAllocShape().front(), before);
+    Value slot =
+        emitSlot(rewriter, at, loop, viewType.getAllocShape().front(), before);
     Value view = MemDescIndexOp::create(rewriter, at, viewType, buffer, slot);
     if (TransOp trans = operand.trans) {
       ArrayRef<int32_t> order = trans.getOrder();
@@ -475,8 +474,8 @@ bool writesMemory(Operation *op) {
 
 /// The ops of `loop`'s body that the copies replacing `loads` run ahead
 /// (copyStage); none where the loop cannot be pipelined.
-std::optional<DenseSet<Operation *>>
-copiesAhead(scf::ForOp loop, ArrayRef<OperandLoad> loads) {
+std::optional<DenseSet<Operation *>> copiesAhead(scf::ForOp loop,
+                                                 ArrayRef<OperandLoad> loads) {
   // Loads issued iterations ahead must not pass the loop's own writes;
   // those of a fused persistent loop's epilogue write what no load reads
   // (its output tiles), as Triton's pipeliner assumes too.
@@ -566,8 +565,7 @@ Value addIterations(OpBuilder &b, Location loc, Value done, scf::ForOp loop) {
   Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 1));
   Value span = arith::MaxSIOp::create(
       b, loc,
-      arith::SubIOp::create(b, loc, loop.getUpperBound(),
-                            loop.getLowerBound()),
+      arith::SubIOp::create(b, loc, loop.getUpperBound(), loop.getLowerBound()),
       zero);
   Value iterations = arith::DivSIOp::create(
       b, loc,
@@ -640,9 +638,8 @@ LogicalResult specializeLoops(scf::ForOp loop, SmallVector<OperandLoad> loads,
       !(before = sliceBefore(loop, roots)))
     return failure();
   bool inFlight = group.front().readInFlight();
-  for (Operation *op = loop->getNextNode(); op && !inFlight &&
-                                            hasPositiveStep(loop);
-       op = op->getNextNode()) {
+  for (Operation *op = loop->getNextNode();
+       op && !inFlight && hasPositiveStep(loop); op = op->getNextNode()) {
     auto later = dyn_cast<scf::ForOp>(op);
     if (!later || !later->hasAttr(kWarpSpecializeAttr)) {
       if (writesMemory(op))
@@ -735,8 +732,7 @@ LogicalResult specializeLoops(scf::ForOp loop, SmallVector<OperandLoad> loads,
       copied.push_back(cast<DescriptorLoadOp>(
           map.lookup(operand.load->getResult(0)).getDefiningOp()));
     rewriter.setInsertionPoint(copied.back());
-    auto [slot, round] =
-        emitSlotAndRound(rewriter, loc, copier, stages, done);
+    auto [slot, round] = emitSlotAndRound(rewriter, loc, copier, stages, done);
     bulk.wait(rewriter, loc, free, slot,
               arith::AddIOp::create(rewriter, loc, round, one));
     SmallVector<Value> views;
