@@ -742,8 +742,8 @@ def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specia
     Triton's options: `repr(specialization)` names the kernel for profilers
     (JITFunction.repr), `launch_metadata(grid, kernel, args)` describes a
     launch to a profiler hook. Arguments in `do_not_specialize_on_alignment`
-    are not specialized at all (as with `do_not_specialize`). `version` is
-    accepted and unused."""
+    are not specialized at all (as with `do_not_specialize`). `version` and
+    `noinline` are accepted and unused (helpers are always inlined)."""
     def decorator(fn):
         return JITFunction(fn, do_not_specialize=(*do_not_specialize,
                                                   *do_not_specialize_on_alignment),
