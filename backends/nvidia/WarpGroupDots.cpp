@@ -1,11 +1,13 @@
 //===- WarpGroupDots.cpp - what wgmma needs once loops are pipelined ------===//
 //
-// Two passes over warpgroup dots after tile-pipeline: the dots of a loop
-// run asynchronously, each waited for just before its result is read, an
-// accumulator that only feeds the next iteration's dot one in flight, and
-// an arrive after them after their waits (tile-nvidia-async-warpgroup-dots);
-// writes from registers into buffers
-// wgmma reads are fenced (tile-nvidia-fence-async-shared).
+// Two passes over warpgroup dots after tile-pipeline. In
+// tile-nvidia-async-warpgroup-dots, a chained dot (attention's p v) is
+// deferred to the next iteration where it can be, and then the dots of a
+// loop run asynchronously, each waited for just before its result is
+// read, an accumulator that only feeds the next iteration's dot one in
+// flight, and an arrive after them after their waits. In
+// tile-nvidia-fence-async-shared, writes from registers into buffers
+// wgmma reads are fenced.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,7 +19,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILENVIDIAASYNCWARPGROUPDOTSPASS
@@ -176,12 +180,239 @@ void foldZeroAccumulator(WarpGroupDotOp dot) {
     select->erase();
 }
 
+/// Ops that only view or broadcast a value. They go into the later stage
+/// with their readers, so that what crosses between the stages is the
+/// smaller value they are made from.
+bool isReshaping(Operation *op) {
+  return isa<ExpandDimsOp, BroadcastOp, SplatOp, MemDescIndexOp, MemDescTransOp,
+             MemDescSubsliceOp, arith::ConstantOp>(op);
+}
+
+/// The later stage of a loop of two chained warpgroup dots (attention's
+/// q kᵀ, then p v with p computed from the first's result, into the
+/// accumulator the loop carries): the second dot, the ops that compute
+/// its accumulator from the carried value, the arrives after it, and the
+/// views and broadcasts only these read. Empty where `loop` is not such a
+/// loop, where anything in it but dots and barriers touches memory (a
+/// copy could overwrite what the deferred dot reads), where its buffers
+/// are too few, or where the stages cannot be split.
+SmallVector<Operation *> chainedDotStage(scf::ForOp loop) {
+  Block *body = loop.getBody();
+  auto dots = llvm::to_vector(body->getOps<WarpGroupDotOp>());
+  if (dots.size() != 2 || isa<MemDescType>(dots[1].getA().getType()))
+    return {};
+  WarpGroupDotOp first = dots[0], second = dots[1];
+  for (Operation &op : body->without_terminator())
+    if (!isa<WarpGroupDotOp, WaitBarrierOp, ArriveBarrierOp>(op) &&
+        !isMemoryEffectFree(&op))
+      return {};
+  // Buffers the loop's copies fill in turn (one more dimension than the
+  // operand) need three: the one being filled, the first dot's and the
+  // deferred second's. With two, the copies would wait for each
+  // iteration's end.
+  for (WarpGroupDotOp dot : dots)
+    for (Value operand : dot->getOperands()) {
+      auto type = dyn_cast<MemDescType>(operand.getType());
+      if (!type)
+        continue;
+      if (!isStableOperand(operand, loop))
+        return {};
+      MemDescType buffers = allocOf(operand).getType();
+      if (buffers.getRank() > type.getRank() && buffers.getShape()[0] < 3)
+        return {};
+    }
+  // The second dot's p is computed from the first's result.
+  SetVector<Operation *> feeding;
+  feeding.insert(second.getA().getDefiningOp());
+  for (unsigned i = 0; i < feeding.size() && !feeding.contains(first); ++i)
+    if (feeding[i] && feeding[i]->getBlock() == body)
+      for (Value operand : feeding[i]->getOperands())
+        feeding.insert(operand.getDefiningOp());
+  if (!feeding.contains(first))
+    return {};
+  // Its result is the loop's carried accumulator, read by nothing else.
+  Operation *yield = body->getTerminator();
+  if (!second.getD().hasOneUse() || *second.getD().user_begin() != yield)
+    return {};
+  unsigned carried = second.getD().use_begin()->getOperandNumber();
+
+  // The readers of the carried accumulator, up to the second dot.
+  SetVector<Operation *> late;
+  SmallVector<Value> reached{loop.getRegionIterArg(carried)};
+  while (!reached.empty())
+    for (Operation *user : reached.pop_back_val().getUsers()) {
+      Operation *op = body->findAncestorOpInBlock(*user);
+      if (op == yield)
+        continue;
+      if (!op || second->isBeforeInBlock(op))
+        return {};
+      if (late.insert(op))
+        llvm::append_range(reached, op->getResults());
+    }
+  if (!late.contains(second))
+    return {};
+  for (auto arrive : body->getOps<ArriveBarrierOp>())
+    if (second->isBeforeInBlock(arrive))
+      late.insert(arrive);
+  for (Operation &op : llvm::reverse(body->without_terminator()))
+    if (isReshaping(&op) && !op.use_empty() &&
+        llvm::all_of(op.getUsers(), [&](Operation *user) {
+          return late.contains(body->findAncestorOpInBlock(*user));
+        }))
+      late.insert(&op);
+
+  // The earlier stage reads nothing of the later one but through the
+  // loop's carried values, and the later one reads carried values only
+  // it yields (an earlier stage's would be an iteration ahead).
+  auto isLate = [&](Value value) {
+    Operation *def = value.getDefiningOp();
+    return def && late.contains(def);
+  };
+  for (Operation &op : body->without_terminator()) {
+    bool opLate = late.contains(&op);
+    WalkResult result = op.walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands()) {
+        auto arg = dyn_cast<BlockArgument>(operand);
+        bool carriedArg =
+            arg && arg.getOwner() == body && arg != loop.getInductionVar();
+        if (!opLate && isLate(operand))
+          return WalkResult::interrupt();
+        if (carriedArg &&
+            opLate != isLate(loop.getYieldedValues()[arg.getArgNumber() - 1]))
+          return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      return {};
+  }
+  SmallVector<Operation *> ordered;
+  for (Operation &op : body->without_terminator())
+    if (late.contains(&op))
+      ordered.push_back(&op);
+  return ordered;
+}
+
+/// Defers `lateOps` (chainedDotStage's) of each iteration of `loop` to
+/// the next one, after its first dot: the second dot then computes on the
+/// tensor cores while the warps compute the next iteration's softmax
+/// (FlashAttention-3's overlap within a warpgroup). The first iteration's
+/// earlier stage runs before the loop and the last one's later stage
+/// after it, all under a check that the loop runs at all; the values the
+/// later stage reads of the earlier one, and its induction value, are
+/// carried.
+void deferLateStage(scf::ForOp loop, ArrayRef<Operation *> lateOps) {
+  Block *body = loop.getBody();
+  SetVector<Operation *> late(lateOps.begin(), lateOps.end());
+  auto isLate = [&](Value value) {
+    Operation *def = value.getDefiningOp();
+    return def && late.contains(def);
+  };
+  SetVector<Value> crossing;
+  for (Operation *op : lateOps)
+    op->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        if (Operation *def = operand.getDefiningOp();
+            def && def->getBlock() == body && !late.contains(def))
+          crossing.insert(operand);
+    });
+  Operation *firstDot = *body->getOps<WarpGroupDotOp>().begin();
+  ValueRange yielded = loop.getYieldedValues();
+  unsigned numCarried = loop.getNumRegionIterArgs();
+  Location loc = loop.getLoc();
+  auto cloneLate = [&](OpBuilder &b, IRMapping &mapping) {
+    for (Operation *op : lateOps)
+      b.clone(*op, mapping);
+  };
+
+  OpBuilder b(loop);
+  Value entered =
+      arith::CmpIOp::create(b, loc,
+                            loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
+                                                  : arith::CmpIPredicate::slt,
+                            loop.getLowerBound(), loop.getUpperBound());
+  auto guard = scf::IfOp::create(b, loc, loop.getResultTypes(), entered,
+                                 /*addThenBlock=*/true, /*addElseBlock=*/true);
+  b.setInsertionPointToStart(guard.elseBlock());
+  scf::YieldOp::create(b, loc, loop.getInitArgs());
+
+  // The first iteration's earlier stage.
+  b.setInsertionPointToStart(guard.thenBlock());
+  IRMapping prologue;
+  prologue.map(loop.getInductionVar(), loop.getLowerBound());
+  prologue.map(loop.getRegionIterArgs(), loop.getInitArgs());
+  for (Operation &op : body->without_terminator())
+    if (!late.contains(&op))
+      b.clone(op, prologue);
+
+  // The loop: each iteration's earlier stage, with the previous one's
+  // later stage after its first dot.
+  SmallVector<Value> inits;
+  for (auto [init, value] : llvm::zip(loop.getInitArgs(), yielded))
+    inits.push_back(isLate(value) ? init : prologue.lookupOrDefault(value));
+  for (Value value : crossing)
+    inits.push_back(prologue.lookup(value));
+  inits.push_back(loop.getLowerBound());
+  Value second =
+      arith::AddIOp::create(b, loc, loop.getLowerBound(), loop.getStep());
+  auto build = [&](OpBuilder &kb, Location, Value iv, ValueRange args) {
+    IRMapping early, previous;
+    early.map(loop.getInductionVar(), iv);
+    early.map(loop.getRegionIterArgs(), args.take_front(numCarried));
+    previous.map(loop.getInductionVar(), args.back());
+    previous.map(loop.getRegionIterArgs(), args.take_front(numCarried));
+    previous.map(crossing.getArrayRef(),
+                 args.slice(numCarried, crossing.size()));
+    for (Operation &op : body->without_terminator()) {
+      if (late.contains(&op))
+        continue;
+      kb.clone(op, early);
+      if (&op == firstDot)
+        cloneLate(kb, previous);
+    }
+    SmallVector<Value> results;
+    for (Value value : yielded)
+      results.push_back(isLate(value) ? previous.lookup(value)
+                                      : early.lookupOrDefault(value));
+    for (Value value : crossing)
+      results.push_back(early.lookup(value));
+    results.push_back(iv);
+    scf::YieldOp::create(kb, loc, results);
+  };
+  auto kernel =
+      scf::ForOp::create(b, loc, second, loop.getUpperBound(), loop.getStep(),
+                         inits, build, loop.getUnsignedCmp());
+  kernel->setDiscardableAttrs(loop->getDiscardableAttrDictionary());
+
+  // The last iteration's later stage.
+  IRMapping epilogue;
+  epilogue.map(loop.getInductionVar(), kernel.getResults().back());
+  epilogue.map(loop.getRegionIterArgs(),
+               kernel.getResults().take_front(numCarried));
+  epilogue.map(crossing.getArrayRef(),
+               kernel.getResults().slice(numCarried, crossing.size()));
+  cloneLate(b, epilogue);
+  SmallVector<Value> results;
+  for (auto [value, result] : llvm::zip(yielded, kernel.getResults()))
+    results.push_back(isLate(value) ? epilogue.lookup(value) : result);
+  scf::YieldOp::create(b, loc, results);
+  loop->replaceAllUsesWith(guard.getResults());
+  loop->erase();
+}
+
 struct TileNvidiaAsyncWarpGroupDotsPass
     : public mlir::tile::impl::TileNvidiaAsyncWarpGroupDotsPassBase<
           TileNvidiaAsyncWarpGroupDotsPass> {
   void runOnOperation() override {
     getOperation().walk(foldZeroAccumulator);
     SmallVector<scf::ForOp> loops;
+    getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops) {
+      SmallVector<Operation *> late = chainedDotStage(loop);
+      if (!late.empty())
+        deferLateStage(loop, late);
+    }
+    loops.clear();
     getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
     for (scf::ForOp loop : loops)
       makeAsync(loop);
