@@ -6,7 +6,7 @@ and `@tessera.heuristics` choose their meta-parameters, and
 `tessera.testing` benchmarks them.
 """
 
-from . import language, testing
+from . import knobs, language, testing
 from .language.core import CompilationError, TesseraError, TritonError
 from .runtime.autotuner import Autotuner, Config, Heuristics, autotune, heuristics
 from .runtime.jit import CompiledKernel, JITFunction, TensorWrapper, compile, jit, reinterpret
@@ -40,4 +40,4 @@ def next_power_of_2(n):
 __all__ = ["Autotuner", "CompilationError", "CompiledKernel", "Config", "Heuristics",
            "TesseraError", "TritonError",
            "JITFunction", "TensorWrapper", "autotune", "cdiv", "compile", "heuristics", "jit",
-           "language", "next_power_of_2", "reinterpret", "set_allocator", "testing"]
+           "knobs", "language", "next_power_of_2", "reinterpret", "set_allocator", "testing"]

@@ -15,6 +15,8 @@ import os
 import statistics
 import time
 
+from . import knobs
+
 __all__ = ["Benchmark", "Mark", "do_bench", "do_bench_cudagraph", "perf_report"]
 
 _RETURN_MODES = ("min", "max", "mean", "median", "all")
@@ -166,8 +168,7 @@ def _timer():
     torch = gpu.torch_gpu()
     if torch is not None:
         return _TorchTimer(torch)
-    interpret = os.environ.get("TESSERA_INTERPRET", "0") not in ("", "0")
-    if not interpret and gpu.available():
+    if not knobs.runtime.interpret and gpu.available():
         return _DriverTimer()
     return _HostTimer()
 

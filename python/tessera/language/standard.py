@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins
 import enum
 
+from .. import knobs
 from .core import (CompilationError, _binary, _builder, _frontend_error, _state, _unwrap, float32,
                    int1, tensor, to_tensor)
 
@@ -510,8 +511,10 @@ def atomic_cas(pointer, cmp, val, sem=None, scope=None):
 def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None,
         out_dtype=float32):
     precision = _unwrap(input_precision)
-    if precision is None:
-        precision = "tf32" if _unwrap(allow_tf32) in (None, True) else "ieee"
+    if precision is None and _unwrap(allow_tf32) is None:
+        precision = knobs.language.fp32_default or "tf32"
+    elif precision is None:
+        precision = "tf32" if _unwrap(allow_tf32) else "ieee"
     acc = _unwrap(acc)
     out = _unwrap(out_dtype)
     a, b = _t(input), _t(other)

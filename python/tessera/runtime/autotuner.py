@@ -28,7 +28,7 @@ import tempfile
 import time
 import warnings
 
-from .. import _tessera
+from .. import _tessera, knobs
 from ..language.core import CompilationError
 from . import gpu
 from .jit import JITFunction
@@ -164,9 +164,7 @@ def _key_part(value):
 
 
 def _cache_directory():
-    directory = os.environ.get("TESSERA_CACHE_DIR")
-    if directory is None:
-        directory = os.path.join(os.path.expanduser("~"), ".cache", "tessera")
+    directory = knobs.cache.dir
     return os.path.join(directory, "autotune") if directory else None
 
 
@@ -235,7 +233,7 @@ class Autotuner(KernelInterface):
 
     def _cache_file(self, tuning_key):
         directory = _cache_directory()
-        if not directory or not self.cache_results:
+        if not directory or not (self.cache_results and knobs.autotuning.cache):
             return None
         identity = json.dumps([self.jit.cache_key, _tessera.compiler_build(), tuning_key])
         digest = hashlib.sha256(identity.encode()).hexdigest()[:32]
@@ -367,7 +365,7 @@ class Autotuner(KernelInterface):
         return list(times) if isinstance(times, (list, tuple)) else [times]
 
     def _tune(self, configs, args, kwargs, named, grid, target):
-        printing = os.environ.get("TESSERA_PRINT_AUTOTUNING", "0") not in ("", "0")
+        printing = knobs.autotuning.print
         start = time.perf_counter()
         failures = self._compile_all(configs, args, kwargs, named, target)
         saved = {name: _copy(named[name]) for name in self.restore_value}
@@ -428,7 +426,7 @@ class Autotuner(KernelInterface):
         configs = self.prune_configs(named, self.configs)
         config = None if retune else self._load(path)
         if config is not None:
-            if os.environ.get("TESSERA_PRINT_AUTOTUNING", "0") not in ("", "0"):
+            if knobs.autotuning.print:
                 print(f"tessera: {self.__name__}: best config {config} (stored)")
         elif len(configs) == 1:
             config = configs[0]

@@ -20,7 +20,7 @@ import os
 import textwrap
 import warnings
 
-from .. import _tessera
+from .. import _tessera, knobs
 from . import gpu
 from ..language import core, descriptor
 from ..language.core import CompilationError, constexpr
@@ -389,6 +389,14 @@ class JITFunction:
                     if p.default is not inspect.Parameter.empty}
         self._launcher = _tessera.Launcher(self._run, self.arg_names, roles, defaults)
         self._bound = {}  # grid -> self._launcher.bind(grid)
+        knobs._jit_functions.add(self)
+
+    def forget_compiled(self):
+        """Drops the kernels compiled in this process (a knob that changes
+        what they compile to was set): the next launch compiles again, or
+        finds them in the disk cache."""
+        self.cache.clear()
+        self._launcher.clear()
 
     def repr(self, specialization):
         """The kernel's name for profilers: jit's `repr` of the specialization
@@ -627,7 +635,8 @@ class JITFunction:
         # Triton's path to libdevice: the backend links the device library
         # it finds itself (TESSERA_LIBDEVICE, else the CUDA toolkit's).
         kwargs.pop("extern_libs", None)
-        options = {name: kwargs.pop(name, default) for name, default in self._OPTIONS
+        defaults = dict(self._OPTIONS, enable_fp_fusion=knobs.language.default_fp_fusion)
+        options = {name: kwargs.pop(name, default) for name, default in defaults.items()
                    if name not in self.arg_names}
         arguments = self._bind(args, kwargs)
         for name, _ in self._OPTIONS:
@@ -675,7 +684,7 @@ class JITFunction:
         if on_gpu and len(on_gpu) != len(pointers):
             raise ValueError(f"{self.__name__}: some arrays are on a GPU and some in host "
                              "memory; pass them all on one device")
-        interpret = self.interpret or os.environ.get("TESSERA_INTERPRET", "0") not in ("", "0")
+        interpret = self.interpret or knobs.runtime.interpret
         if on_gpu and interpret:
             raise ValueError(f"{self.__name__}: the host interpreter runs on host memory; "
                              "the arguments are on a GPU")

@@ -1,0 +1,139 @@
+"""tessera.knobs: Triton's knob names over Tessera's environment variables,
+set, restored and scoped; the knobs that change compiled code make kernels
+compile again."""
+
+import os
+
+import numpy as np
+import pytest
+
+import tessera
+import tessera.language as tl
+from tessera import _tessera, knobs
+
+
+@pytest.fixture(autouse=True)
+def clean_knobs(monkeypatch):
+    """Each test starts and ends with no knob set in Python."""
+    for name in ("TESSERA_F32_DEFAULT", "TESSERA_DEFAULT_FP_FUSION", "TESSERA_PRINT_AUTOTUNING",
+                 "TESSERA_CACHE_AUTOTUNING", "TESSERA_ALWAYS_COMPILE", "TESSERA_INTERPRET"):
+        monkeypatch.delenv(name, raising=False)
+    groups = (knobs.cache, knobs.compilation, knobs.runtime, knobs.autotuning, knobs.language)
+    for group in groups:
+        group.reset()
+    yield
+    for group in groups:
+        group.reset()
+
+
+@tessera.jit
+def dot_f32(a_ptr, b_ptr, c_ptr, N: tl.constexpr):
+    r = tl.arange(0, N)
+    a = tl.load(a_ptr + r[:, None] * N + r[None, :])
+    b = tl.load(b_ptr + r[:, None] * N + r[None, :])
+    tl.store(c_ptr + r[:, None] * N + r[None, :], tl.dot(a, b))
+
+
+@tessera.jit
+def fma_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(y_ptr + offs, x * x + 1.0, mask=offs < n)
+
+
+def test_a_knob_reads_its_variable_until_set_and_restores_it(monkeypatch, tmp_path):
+    monkeypatch.setenv("TESSERA_CACHE_DIR", str(tmp_path / "a"))
+    assert knobs.cache.dir == str(tmp_path / "a")
+    knobs.cache.dir = str(tmp_path / "b")
+    assert os.environ["TESSERA_CACHE_DIR"] == str(tmp_path / "b")
+    assert knobs.cache.knobs == {"dir": str(tmp_path / "b")}
+    del knobs.cache.dir
+    assert os.environ["TESSERA_CACHE_DIR"] == str(tmp_path / "a")
+    knobs.autotuning.print = True
+    assert os.environ["TESSERA_PRINT_AUTOTUNING"] == "1" and knobs.autotuning.print is True
+    knobs.autotuning.print = knobs.env
+    assert "TESSERA_PRINT_AUTOTUNING" not in os.environ and knobs.autotuning.print is False
+    monkeypatch.setenv("TESSERA_INTERPRET", "true")
+    assert knobs.runtime.interpret is True
+    monkeypatch.delenv("TESSERA_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert knobs.cache.dir == str(tmp_path / "tessera")
+
+
+def test_scope_restores_the_knobs_and_their_variables():
+    knobs.language.default_fp_fusion = False
+    with knobs.language.scope():
+        knobs.language.fp32_default = "ieee"
+        knobs.language.default_fp_fusion = True
+        assert os.environ["TESSERA_F32_DEFAULT"] == "ieee"
+    assert knobs.language.knobs == {"fp32_default": None, "default_fp_fusion": False}
+    assert "TESSERA_F32_DEFAULT" not in os.environ
+    assert os.environ["TESSERA_DEFAULT_FP_FUSION"] == "0"
+    copy = knobs.language.copy()
+    assert copy.default_fp_fusion is False
+    knobs.language.reset()
+    assert "TESSERA_DEFAULT_FP_FUSION" not in os.environ and copy.default_fp_fusion is False
+
+
+def test_bad_values_and_names_are_refused(monkeypatch):
+    with pytest.raises(ValueError, match="TESSERA_F32_DEFAULT='fast': expected tf32, tf32x3"):
+        knobs.language.fp32_default = "fast"
+    assert "TESSERA_F32_DEFAULT" not in os.environ
+    monkeypatch.setenv("TESSERA_CACHE_AUTOTUNING", "maybe")
+    with pytest.raises(ValueError, match="TESSERA_CACHE_AUTOTUNING='maybe': expected 1 or 0"):
+        knobs.autotuning.cache
+    with pytest.raises(AttributeError, match="knobs.runtime has no knob 'debugging'; it has "
+                                             "interpret"):
+        knobs.runtime.debugging = True
+
+
+def test_fp32_default_sets_the_precision_of_dots_and_recompiles():
+    a = np.ones((16, 16), np.float32)
+    c = np.zeros((16, 16), np.float32)
+    assert "precision = tf32" in dot_f32.warmup(a, a, c, 16, grid=(1,)).asm["tile"]
+    knobs.language.fp32_default = "ieee"  # the dot's default form: no attribute
+    assert "precision" not in dot_f32.warmup(a, a, c, 16, grid=(1,)).asm["tile"]
+    dot_f32[(1,)](a, a, c, 16)
+    np.testing.assert_array_equal(c, np.full((16, 16), 16, np.float32))
+    del knobs.language.fp32_default
+    assert "precision = tf32" in dot_f32.warmup(a, a, c, 16, grid=(1,)).asm["tile"]
+
+
+def test_default_fp_fusion_is_the_launch_default():
+    x, y = np.ones(8, np.float32), np.zeros(8, np.float32)
+    assert fma_kernel.warmup(x, y, 8, BLOCK=8, grid=(1,)).metadata.enable_fp_fusion is True
+    knobs.language.default_fp_fusion = False
+    assert fma_kernel.warmup(x, y, 8, BLOCK=8, grid=(1,)).metadata.enable_fp_fusion is False
+    explicit = fma_kernel.warmup(x, y, 8, BLOCK=8, grid=(1,), enable_fp_fusion=True)
+    assert explicit.metadata.enable_fp_fusion is True
+
+
+def test_always_compile_skips_the_disk_cache(tmp_path):
+    knobs.cache.dir = str(tmp_path)
+    x, y = np.ones(8, np.float32), np.zeros(8, np.float32)
+    tile = fma_kernel.warmup(x, y, 8, BLOCK=8, grid=(1,))._tile_ir
+    knobs.compilation.always_compile = True
+    assert _tessera.compile_cached(tile, "cuda:90")[1] == "off"
+    knobs.compilation.always_compile = False
+    assert _tessera.compile_cached(tile, "cuda:90")[1] != "off"
+
+
+def test_autotuning_knobs_print_and_keep_results(tmp_path, capsys):
+    knobs.cache.dir = str(tmp_path)
+    configs = [tessera.Config({"BLOCK": b}) for b in (8, 16)]
+    x, y = np.ones(8, np.float32), np.zeros(8, np.float32)
+
+    def timed(fn, quantiles=None):
+        fn()
+        return [1.0, 1.0, 1.0]
+
+    knobs.autotuning.cache = False
+    knobs.autotuning.print = True
+    tuned = tessera.autotune(configs, key=["n"], do_bench=timed)(fma_kernel)
+    tuned[(1,)](x, y, 8)
+    assert "best config" in capsys.readouterr().out
+    assert not (tmp_path / "autotune").exists()
+    knobs.autotuning.cache = True
+    tuned = tessera.autotune(configs, key=["n"], do_bench=timed)(fma_kernel)
+    tuned[(1,)](x, y, 8)
+    assert list((tmp_path / "autotune").iterdir())
