@@ -695,34 +695,24 @@ INSTANTIATE_TEST_SUITE_P(Loops, AttentionSimulation,
 
 /// Both dots of the loop start asynchronously and are waited for within
 /// the iteration (nothing crosses the back edge in flight): q kᵀ before
-/// the softmax reads it, p v before the loop goes round.
+/// the softmax reads it, p v before the loop goes round. With p v
+/// deferred, the loop starts the next q kᵀ, then the previous p v, and
+/// reads the first while the second computes: it waits for all but one
+/// dot there.
 TEST(AttentionLayout, WaitsForBothDotsInTheIteration) {
   mlir::tile::registerBuiltinBackends();
-  for (unsigned stages : {2u, 3u, 4u}) {
-    Attention c{"cuda:90", 64, 4, stages, 4};
-    std::string layoutIR;
-    LoweredKernel compiled;
-    compileAttention(c, kernelOf(c), layoutIR, compiled);
-    if (HasFatalFailure())
-      return;
-    EXPECT_EQ(loopWaits(layoutIR), std::vector<unsigned>({0, 0}))
-        << stages << " stages\n"
-        << layoutIR;
-  }
-}
-
-/// With p v deferred, the loop starts the next q kᵀ, then the previous
-/// p v, and reads the first while the second computes: it waits for all
-/// but one dot, and for the last before the loop goes round.
-TEST(AttentionLayout, OverlapsTheSoftmaxWithTheDeferredDot) {
-  mlir::tile::registerBuiltinBackends();
-  Attention c{"cuda:90", 64, 4, 3, 4, true};
-  std::string layoutIR;
-  LoweredKernel compiled;
-  compileAttention(c, kernelOf(c), layoutIR, compiled);
-  if (HasFatalFailure())
-    return;
-  EXPECT_EQ(loopWaits(layoutIR), std::vector<unsigned>({1, 0})) << layoutIR;
+  for (bool sameBlock : {false, true})
+    for (unsigned stages : {2u, 3u, 4u}) {
+      Attention c{"cuda:90", 64, 4, stages, 4, sameBlock};
+      std::string layoutIR;
+      LoweredKernel compiled;
+      compileAttention(c, kernelOf(c), layoutIR, compiled);
+      if (HasFatalFailure())
+        return;
+      std::vector<unsigned> expected = {sameBlock ? 1u : 0u, 0u};
+      EXPECT_EQ(loopWaits(layoutIR), expected) << caseName(c) << "\n"
+                                               << layoutIR;
+    }
 }
 
 /// The first wait of the loop removed: a result is read in flight.
