@@ -188,6 +188,12 @@ bool isReshaping(Operation *op) {
              MemDescSubsliceOp, arith::ConstantOp>(op);
 }
 
+/// Whether `value` is a result of one of `ops`.
+bool isResultOf(Value value, const SetVector<Operation *> &ops) {
+  Operation *def = value.getDefiningOp();
+  return def && ops.contains(def);
+}
+
 /// The later stage of a loop of two chained warpgroup dots (attention's
 /// q kᵀ, then p v with p computed from the first's result, into the
 /// accumulator the loop carries): the second dot, the ops that compute
@@ -195,8 +201,9 @@ bool isReshaping(Operation *op) {
 /// views and broadcasts only these read. Empty where `loop` is not such a
 /// loop, where anything in it but dots and barriers touches memory (a
 /// copy could overwrite what the deferred dot reads), where its buffers
-/// are too few, or where the stages cannot be split.
-SmallVector<Operation *> chainedDotStage(scf::ForOp loop) {
+/// are too few, or where the stages cannot be split. The ops are in the
+/// loop's order.
+SetVector<Operation *> chainedDotStage(scf::ForOp loop) {
   Block *body = loop.getBody();
   auto dots = llvm::to_vector(body->getOps<WarpGroupDotOp>());
   if (dots.size() != 2 || isa<MemDescType>(dots[1].getA().getType()))
@@ -264,10 +271,7 @@ SmallVector<Operation *> chainedDotStage(scf::ForOp loop) {
   // The earlier stage reads nothing of the later one but through the
   // loop's carried values, and the later one reads carried values only
   // it yields (an earlier stage's would be an iteration ahead).
-  auto isLate = [&](Value value) {
-    Operation *def = value.getDefiningOp();
-    return def && late.contains(def);
-  };
+  ValueRange yielded = loop.getYieldedValues();
   for (Operation &op : body->without_terminator()) {
     bool opLate = late.contains(&op);
     WalkResult result = op.walk([&](Operation *nested) {
@@ -275,10 +279,10 @@ SmallVector<Operation *> chainedDotStage(scf::ForOp loop) {
         auto arg = dyn_cast<BlockArgument>(operand);
         bool carriedArg =
             arg && arg.getOwner() == body && arg != loop.getInductionVar();
-        if (!opLate && isLate(operand))
+        if (!opLate && isResultOf(operand, late))
           return WalkResult::interrupt();
         if (carriedArg &&
-            opLate != isLate(loop.getYieldedValues()[arg.getArgNumber() - 1]))
+            opLate != isResultOf(yielded[arg.getArgNumber() - 1], late))
           return WalkResult::interrupt();
       }
       return WalkResult::advance();
@@ -286,14 +290,14 @@ SmallVector<Operation *> chainedDotStage(scf::ForOp loop) {
     if (result.wasInterrupted())
       return {};
   }
-  SmallVector<Operation *> ordered;
+  SetVector<Operation *> ordered;
   for (Operation &op : body->without_terminator())
     if (late.contains(&op))
-      ordered.push_back(&op);
+      ordered.insert(&op);
   return ordered;
 }
 
-/// Defers `lateOps` (chainedDotStage's) of each iteration of `loop` to
+/// Defers `late` (chainedDotStage's) of each iteration of `loop` to
 /// the next one, after its first dot: the second dot then computes on the
 /// tensor cores while the warps compute the next iteration's softmax
 /// (FlashAttention-3's overlap within a warpgroup). The first iteration's
@@ -301,15 +305,11 @@ SmallVector<Operation *> chainedDotStage(scf::ForOp loop) {
 /// after it, all under a check that the loop runs at all; the values the
 /// later stage reads of the earlier one, and its induction value, are
 /// carried.
-void deferLateStage(scf::ForOp loop, ArrayRef<Operation *> lateOps) {
+void deferLateStage(scf::ForOp loop, const SetVector<Operation *> &late) {
   Block *body = loop.getBody();
-  SetVector<Operation *> late(lateOps.begin(), lateOps.end());
-  auto isLate = [&](Value value) {
-    Operation *def = value.getDefiningOp();
-    return def && late.contains(def);
-  };
+  auto isLate = [&](Value value) { return isResultOf(value, late); };
   SetVector<Value> crossing;
-  for (Operation *op : lateOps)
+  for (Operation *op : late)
     op->walk([&](Operation *nested) {
       for (Value operand : nested->getOperands())
         if (Operation *def = operand.getDefiningOp();
@@ -321,7 +321,7 @@ void deferLateStage(scf::ForOp loop, ArrayRef<Operation *> lateOps) {
   unsigned numCarried = loop.getNumRegionIterArgs();
   Location loc = loop.getLoc();
   auto cloneLate = [&](OpBuilder &b, IRMapping &mapping) {
-    for (Operation *op : lateOps)
+    for (Operation *op : late)
       b.clone(*op, mapping);
   };
 
@@ -408,7 +408,7 @@ struct TileNvidiaAsyncWarpGroupDotsPass
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
     for (scf::ForOp loop : loops) {
-      SmallVector<Operation *> late = chainedDotStage(loop);
+      SetVector<Operation *> late = chainedDotStage(loop);
       if (!late.empty())
         deferLateStage(loop, late);
     }
