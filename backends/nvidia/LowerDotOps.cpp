@@ -523,15 +523,23 @@ public:
         add(aBase, basis[0] ? a->byteOffset(basis[0], 0) : 0);
       add(bBase, basis[1] ? b->byteOffset(0, basis[1]) : 0);
     }
-    auto descriptor = [&](Value base, const SharedOperand &operand,
-                          int64_t offset) -> Value {
-      Value at =
-          arith::AddIOp::create(rewriter, loc, base, i64Constant(offset));
-      Value shifted = arith::ShRUIOp::create(rewriter, loc, at, i64Constant(4));
+    // Each operand's descriptor at its base; a tile's adds its offset in
+    // 16-byte units to the start address field, which does not overflow:
+    // every shared address is under 2^18 bytes.
+    auto baseDescriptor = [&](Value base,
+                              const SharedOperand &operand) -> Value {
+      Value shifted =
+          arith::ShRUIOp::create(rewriter, loc, base, i64Constant(4));
       Value field = arith::AndIOp::create(rewriter, loc, shifted,
                                           i64Constant(0x3fff));
       return arith::OrIOp::create(rewriter, loc, field,
                                   i64Constant(int64_t(operand.descriptorBits)));
+    };
+    auto descriptor = [&](Value base, int64_t offset) -> Value {
+      if (!offset)
+        return base;
+      return arith::AddIOp::create(rewriter, loc, base,
+                                   i64Constant(offset >> 4));
     };
 
     // Warp 0's 64xN tiles: the registers whose lane-0 element starts one.
@@ -592,15 +600,18 @@ public:
       addsC = arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(),
                                      adaptor.getUseC().front());
     callIntrinsic(rewriter, loc, "llvm.nvvm.wgmma.fence.sync.aligned");
+    Value aDescriptor = a ? baseDescriptor(aBase, *a) : Value();
+    Value bDescriptor = baseDescriptor(bBase, *b);
     const SmallVector<Value> *nextPacked = aPacked.begin();
     for (int64_t k0 = 0; k0 < k; k0 += instrK) {
       for (auto [tile, regs] : llvm::zip(tiles, tileRegs)) {
         SmallVector<Value> operands;
         if (a)
-          operands.push_back(descriptor(aBase, *a, a->byteOffset(tile[0], k0)));
+          operands.push_back(
+              descriptor(aDescriptor, a->byteOffset(tile[0], k0)));
         else
           llvm::append_range(operands, *nextPacked++);
-        operands.push_back(descriptor(bBase, *b, b->byteOffset(k0, tile[1])));
+        operands.push_back(descriptor(bDescriptor, b->byteOffset(k0, tile[1])));
         operands.push_back(k0 ? accumulate : addsC);
         for (unsigned r : regs)
           operands.push_back(acc[r]);

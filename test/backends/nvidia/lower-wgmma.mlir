@@ -9,11 +9,29 @@
 // contiguous: 128-byte swizzle (1 << 62), SBO 1024 (64 << 32), LBO the 32
 // rows of a 128-byte column tile (4096 >> 4 = 256 << 16); read transposed.
 // CHECK-LABEL: llvm.func @f16_loop
+// Each tile's descriptor is its operand's plus the tile's offset in 16-byte
+// units: A's second 64 rows 4096 bytes on (256), its second K step 32 bytes
+// (2), B's 16 rows of 128 bytes (128).
 // CHECK: llvm.call_intrinsic "llvm.nvvm.fence.proxy.async.shared_cta"
 // CHECK: llvm.call_intrinsic "llvm.nvvm.wgmma.fence.sync.aligned"
 // CHECK: llvm.mlir.constant(-9223371899415822336 : i64)
+// CHECK-NEXT: %[[A:.*]] = llvm.or
 // CHECK: llvm.mlir.constant(4611686293322072064 : i64)
-// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}} $64, $65, p, 1, 1, 0, 1;
+// CHECK-NEXT: %[[B:.*]] = llvm.or
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}} $64, $65, p, 1, 1, 0, 1;{{.*}}" %[[A]], %[[B]],
+// CHECK: llvm.mlir.constant(256 : i64)
+// CHECK-NEXT: %[[A1:.*]] = llvm.add %[[A]]
+// CHECK: wgmma.mma_async{{.*}}" %[[A1]], %[[B]],
+// CHECK: llvm.mlir.constant(2 : i64)
+// CHECK-NEXT: %[[A2:.*]] = llvm.add %[[A]]
+// CHECK: llvm.mlir.constant(128 : i64)
+// CHECK-NEXT: %[[B2:.*]] = llvm.add %[[B]]
+// CHECK: wgmma.mma_async{{.*}}" %[[A2]], %[[B2]],
+// CHECK: llvm.mlir.constant(258 : i64)
+// CHECK-NEXT: %[[A3:.*]] = llvm.add %[[A]]
+// CHECK: llvm.mlir.constant(128 : i64)
+// CHECK-NEXT: %[[B3:.*]] = llvm.add %[[B]]
+// CHECK: wgmma.mma_async{{.*}}" %[[A3]], %[[B3]],
 // CHECK-NOT: wgmma.mma_async
 // CHECK: llvm.call_intrinsic "llvm.nvvm.wgmma.commit_group.sync.aligned"
 // CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 0;", "=f,{{.*}},=f,0,1,2,
