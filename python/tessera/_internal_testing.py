@@ -5,7 +5,6 @@ the current target is, random inputs, and moving arrays to and from torch
 torch.
 """
 
-import os
 import re
 
 import numpy as np
@@ -14,6 +13,7 @@ import torch
 from numpy.random import RandomState
 
 import tessera.language as tl
+from tessera import knobs
 from tessera.runtime.driver import driver
 from tessera.runtime.jit import TensorWrapper, reinterpret, type_canonicalisation_dict
 
@@ -30,10 +30,9 @@ tma_dtypes = sorted(set(dtypes_with_bfloat16) - {"int64", "uint64", "float64"})
 
 
 def is_interpreter():
-    """Whether kernels run on the host interpreter (TRITON_INTERPRET=1 as in
-    Triton, or TESSERA_INTERPRET=1)."""
-    return any(os.environ.get(name, "0") not in ("", "0")
-               for name in ("TRITON_INTERPRET", "TESSERA_INTERPRET"))
+    """Whether kernels run on the host interpreter (knobs.runtime.interpret:
+    TESSERA_INTERPRET, else TRITON_INTERPRET as in Triton)."""
+    return knobs.runtime.interpret
 
 
 def get_current_target():

@@ -59,10 +59,12 @@ def _default_cache_dir():
 class _Knob:
     """A knob of `variable`: `parse(variable, text)` reads its text,
     `default` (a value, or a function giving one) is its value where the
-    variable is unset."""
+    variable is unset. `fallback` names Triton's variable for the same
+    setting, read where `variable` is unset."""
 
-    def __init__(self, variable, parse, default):
+    def __init__(self, variable, parse, default, fallback=None):
         self.variable, self.parse, self.default = variable, parse, default
+        self.fallback = fallback
 
     def __set_name__(self, owner, name):
         self.name = name
@@ -72,10 +74,11 @@ class _Knob:
             return self
         if self.name in group.__dict__:
             return group.__dict__[self.name]
-        text = os.environ.get(self.variable)
-        if text is None:
-            return self.default() if callable(self.default) else self.default
-        return self.parse(self.variable, text)
+        for variable in (self.variable, self.fallback):
+            text = os.environ.get(variable) if variable else None
+            if text is not None:
+                return self.parse(variable, text)
+        return self.default() if callable(self.default) else self.default
 
     def __set__(self, group, value):
         if value is env:
@@ -172,8 +175,9 @@ class compilation(_Group):
 
 
 class runtime(_Group):
-    """`interpret` (TESSERA_INTERPRET): run kernels on the host interpreter."""
-    interpret = _Knob("TESSERA_INTERPRET", _bool, False)
+    """`interpret` (TESSERA_INTERPRET, else Triton's TRITON_INTERPRET): run
+    kernels on the host interpreter."""
+    interpret = _Knob("TESSERA_INTERPRET", _bool, False, fallback="TRITON_INTERPRET")
 
 
 class autotuning(_Group):

@@ -16,7 +16,8 @@ from tessera import _tessera, knobs
 def clean_knobs(monkeypatch):
     """Each test starts and ends with no knob set in Python."""
     for name in ("TESSERA_F32_DEFAULT", "TESSERA_DEFAULT_FP_FUSION", "TESSERA_PRINT_AUTOTUNING",
-                 "TESSERA_CACHE_AUTOTUNING", "TESSERA_ALWAYS_COMPILE", "TESSERA_INTERPRET"):
+                 "TESSERA_CACHE_AUTOTUNING", "TESSERA_ALWAYS_COMPILE", "TESSERA_INTERPRET",
+                 "TRITON_INTERPRET"):
         monkeypatch.delenv(name, raising=False)
     groups = (knobs.cache, knobs.compilation, knobs.runtime, knobs.autotuning, knobs.language)
     for group in groups:
@@ -106,6 +107,38 @@ def test_default_fp_fusion_is_the_launch_default():
     assert fma_kernel.warmup(x, y, 8, BLOCK=8, grid=(1,)).metadata.enable_fp_fusion is False
     explicit = fma_kernel.warmup(x, y, 8, BLOCK=8, grid=(1,), enable_fp_fusion=True)
     assert explicit.metadata.enable_fp_fusion is True
+
+
+def test_default_fp_fusion_is_the_ahead_of_time_default():
+    signature = {"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32"}
+    fused = tessera.compile(fma_kernel, signature, "cuda:90", constexprs={"BLOCK": 64})
+    assert "fma.rn.f32" in fused.asm["ptx"]
+    knobs.language.default_fp_fusion = False
+    apart = tessera.compile(fma_kernel, signature, "cuda:90", constexprs={"BLOCK": 64})
+    assert "fma.rn.f32" not in apart.asm["ptx"]
+    explicit = tessera.compile(fma_kernel, signature, "cuda:90", constexprs={"BLOCK": 64},
+                               enable_fp_fusion=True)
+    assert "fma.rn.f32" in explicit.asm["ptx"]
+
+
+def test_interpret_reads_tritons_variable_where_tesseras_is_unset(monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    assert knobs.runtime.interpret is True
+    monkeypatch.setenv("TESSERA_INTERPRET", "0")
+    assert knobs.runtime.interpret is False
+    monkeypatch.delenv("TESSERA_INTERPRET")
+    monkeypatch.setenv("TRITON_INTERPRET", "maybe")
+    with pytest.raises(ValueError, match="TRITON_INTERPRET='maybe'"):
+        knobs.runtime.interpret
+
+
+def test_triton_test_helpers_ask_the_interpret_knob(monkeypatch):
+    pytest.importorskip("torch")  # _internal_testing builds torch tensors
+    from tessera import _internal_testing
+    monkeypatch.setenv("TRITON_INTERPRET", "yes")
+    assert _internal_testing.is_interpreter()
+    knobs.runtime.interpret = False
+    assert not _internal_testing.is_interpreter()
 
 
 def test_always_compile_skips_the_disk_cache(tmp_path):

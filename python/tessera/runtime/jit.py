@@ -855,13 +855,14 @@ def _signature_type(kernel, name, text):
 
 
 def compile(kernel, signature, target, constexprs=None, num_warps=4, num_stages=3,
-            waves_per_eu=0, enable_fp_fusion=True, maxnreg=None):
+            waves_per_eu=0, enable_fp_fusion=None, maxnreg=None):
     """Compiles `kernel` (a @jit function) ahead of time, with no GPU needed:
     `signature` gives each runtime argument's type ("*fp32", "i32", "fp16",
     Triton's names; "*fp32:16" for a 16-byte aligned address), `constexprs`
     the compile-time values, `target` where it runs ("cuda:90",
     "hip:gfx942"); the options are the launch options of the same names
-    (JITFunction._OPTIONS). Returns the CompiledKernel, whose `asm` holds
+    (JITFunction._OPTIONS), `enable_fp_fusion` defaulting to
+    knobs.language.default_fp_fusion as at launch. Returns the CompiledKernel, whose `asm` holds
     the IR of each stage and the binary ("cubin" or "hsaco")."""
     if not isinstance(kernel, JITFunction):
         raise TypeError("tessera.compile takes a @tessera.jit function")
@@ -885,8 +886,9 @@ def compile(kernel, signature, target, constexprs=None, num_warps=4, num_stages=
     if unknown:
         raise TypeError(f"{kernel.__name__} has no argument {', '.join(sorted(unknown))}")
     options = dict(JITFunction._OPTIONS, num_warps=num_warps, num_stages=num_stages,
-                   waves_per_eu=waves_per_eu, enable_fp_fusion=enable_fp_fusion,
-                   maxnreg=maxnreg)
+                   waves_per_eu=waves_per_eu, maxnreg=maxnreg,
+                   enable_fp_fusion=knobs.language.default_fp_fusion
+                   if enable_fp_fusion is None else enable_fp_fusion)
     compiled, _ = kernel._compile(arg_types, divisibility, constants,
                                   _checked_options(kernel.__name__, options))
     compiled.compile_for(target)
