@@ -208,3 +208,42 @@ def loop_type_change_kernel(x_ptr, n):
 def test_loop_carried_type_change(device):
     with pytest.raises(tessera.CompilationError, match="changes type in its body"):
         loop_type_change_kernel[(1,)](np.zeros(16, np.float32), 3)
+
+
+@tessera.jit
+def grid_axis_kernel(x_ptr, AXIS: tl.constexpr):
+    tl.store(x_ptr, tl.program_id(AXIS) + tl.num_programs(0))
+
+
+@tessera.jit
+def expand_dims_kernel(x_ptr, AXES: tl.constexpr, SCALAR: tl.constexpr):
+    offs = tl.arange(0, 8)
+    if SCALAR:
+        tl.store(x_ptr + offs, tl.expand_dims(tl.sum(offs), AXES))
+    else:
+        tl.store(x_ptr + offs, tl.expand_dims(offs, AXES))
+
+
+@pytest.mark.parametrize("axes, scalar, cause", [
+    (-3, False, "invalid axis -3. Expected -2 <= axis < 2"),
+    (2, False, "invalid axis 2. Expected -2 <= axis < 2"),
+    (1, True, "invalid axis 1. Expected -1 <= axis < 1"),
+    ((0, 0), False, "duplicate axes, normalized axes = [0, 0]"),
+    ((0, -3), False, "duplicate axes, normalized axes = [0, 0]"),
+])
+def test_a_bad_axis_is_the_cause_of_the_error_at_its_line(axes, scalar, cause, device):
+    # As in Triton: the language's ValueError is the CompilationError's cause.
+    x = np.zeros(8, np.int32)
+    with pytest.raises(tessera.CompilationError) as e:
+        expand_dims_kernel[(1,)](x, axes, scalar)
+    assert isinstance(e.value.__cause__, ValueError) and str(e.value.__cause__) == cause
+    call = "tl.expand_dims(tl.sum(offs), AXES))" if scalar else "tl.expand_dims(offs, AXES))"
+    assert e.value.lineno == line_of(call)
+
+
+def test_a_grid_axis_past_2_is_the_cause_of_the_error(device):
+    x = np.zeros(1, np.int32)
+    with pytest.raises(tessera.TritonError) as e:
+        grid_axis_kernel[(1,)](x, 20)
+    assert str(e.value.__cause__) == "program_id axis must be 0, 1, or 2 but got 20"
+    assert e.value.lineno == line_of("tl.program_id(AXIS)")

@@ -252,17 +252,20 @@ class CodeGenerator(ast.NodeVisitor):
                                 col=node.col_offset + fn.indent, source_line=fn.source_line(line))
 
     def _guard(self, node, thunk):
-        """Runs `thunk`, turning errors into CompilationErrors at `node`."""
+        """Runs `thunk`, turning errors into CompilationErrors at `node`; a
+        Python error a language function raised (a ValueError for a bad
+        axis, say) is the CompilationError's `__cause__`, as in Triton."""
         try:
             return thunk()
         except (_Return, CompilationError) as e:
             if isinstance(e, CompilationError) and e.filename is None:
-                raise self._error(node, e.message) from None
+                raise self._error(node, e.message) from e.__cause__
             raise
         except Exception as e:
             name = type(e).__name__
-            message = str(e) if name == "FrontendError" else f"{name}: {e}"
-            raise self._error(node, message) from None
+            if name == "FrontendError":
+                raise self._error(node, str(e)) from None
+            raise self._error(node, f"{name}: {e}") from e
 
     # ------------------------------------------------------------------
     # Statements

@@ -61,12 +61,19 @@ def _axis(value):
 # Program identity and construction
 # ----------------------------------------------------------------------------
 
+def _grid_axis(axis, what):
+    axis = _const_int(axis, f"{what}'s axis")
+    if axis not in (0, 1, 2):
+        raise ValueError(f"{what} axis must be 0, 1, or 2 but got {axis}")
+    return axis
+
+
 def program_id(axis):
-    return tensor(_call("program_id", _const_int(axis, "program_id's axis")))
+    return tensor(_call("program_id", _grid_axis(axis, "program_id")))
 
 
 def num_programs(axis):
-    return tensor(_call("num_programs", _const_int(axis, "num_programs' axis")))
+    return tensor(_call("num_programs", _grid_axis(axis, "num_programs")))
 
 
 def arange(start, end):
@@ -138,9 +145,12 @@ def expand_dims(input, axis):
     result = _t(input)
     # Negative axes count from the end of the result.
     rank = len(result.shape) + len(axes)
-    wrapped = [a + rank if -rank <= a < 0 else a for a in axes]
+    for a in axes:
+        if not -rank <= a < rank:
+            raise ValueError(f"invalid axis {a}. Expected {-rank} <= axis < {rank}")
+    wrapped = [a % rank for a in axes]
     if len(set(wrapped)) != len(wrapped):
-        raise CompilationError(f"expand_dims got one axis twice: {axes}")
+        raise ValueError(f"duplicate axes, normalized axes = {wrapped}")
     for a in sorted(wrapped):
         result = tensor(_call("expand_dims", result.handle, a))
     return result

@@ -549,8 +549,9 @@ class JITFunction:
         try:
             generated = codegen.generate(builder, self, arg_types, divisibility, constants)
         except CompilationError as e:
-            # The code generator's frames say nothing about the kernel.
-            raise e.with_traceback(None) from None
+            # The code generator's frames say nothing about the kernel; the
+            # language's own error, where one caused it, stays its cause.
+            raise e.with_traceback(None) from e.__cause__
         try:
             builder.optimize()
         except Exception as e:
