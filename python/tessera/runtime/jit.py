@@ -863,8 +863,9 @@ def compile(kernel, signature, target, constexprs=None, num_warps=4, num_stages=
     the compile-time values, `target` where it runs ("cuda:90",
     "hip:gfx942"); the options are the launch options of the same names
     (JITFunction._OPTIONS), `enable_fp_fusion` defaulting to
-    knobs.language.default_fp_fusion as at launch. Returns the CompiledKernel, whose `asm` holds
-    the IR of each stage and the binary ("cubin" or "hsaco")."""
+    knobs.language.default_fp_fusion as at launch. Returns the
+    CompiledKernel, whose `asm` holds the IR of each stage and the binary
+    ("cubin" or "hsaco")."""
     if not isinstance(kernel, JITFunction):
         raise TypeError("tessera.compile takes a @tessera.jit function")
     constexprs = dict(constexprs or {})
