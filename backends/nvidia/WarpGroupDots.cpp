@@ -320,9 +320,17 @@ void deferLateStage(scf::ForOp loop, const SetVector<Operation *> &late) {
   ValueRange yielded = loop.getYieldedValues();
   unsigned numCarried = loop.getNumRegionIterArgs();
   Location loc = loop.getLoc();
-  auto cloneLate = [&](OpBuilder &b, IRMapping &mapping) {
+  // The later stage reads `values` as the new loop carries them: the
+  // carried values, then `crossing`, then the induction value.
+  auto cloneLate = [&](OpBuilder &b, ValueRange values) {
+    IRMapping mapping;
+    mapping.map(loop.getInductionVar(), values.back());
+    mapping.map(loop.getRegionIterArgs(), values.take_front(numCarried));
+    mapping.map(crossing.getArrayRef(),
+                values.slice(numCarried, crossing.size()));
     for (Operation *op : late)
       b.clone(*op, mapping);
+    return mapping;
   };
 
   OpBuilder b(loop);
@@ -359,16 +367,12 @@ void deferLateStage(scf::ForOp loop, const SetVector<Operation *> &late) {
     IRMapping early, previous;
     early.map(loop.getInductionVar(), iv);
     early.map(loop.getRegionIterArgs(), args.take_front(numCarried));
-    previous.map(loop.getInductionVar(), args.back());
-    previous.map(loop.getRegionIterArgs(), args.take_front(numCarried));
-    previous.map(crossing.getArrayRef(),
-                 args.slice(numCarried, crossing.size()));
     for (Operation &op : body->without_terminator()) {
       if (late.contains(&op))
         continue;
       kb.clone(op, early);
       if (&op == firstDot)
-        cloneLate(kb, previous);
+        previous = cloneLate(kb, args);
     }
     SmallVector<Value> results;
     for (Value value : yielded)
@@ -385,13 +389,7 @@ void deferLateStage(scf::ForOp loop, const SetVector<Operation *> &late) {
   kernel->setDiscardableAttrs(loop->getDiscardableAttrDictionary());
 
   // The last iteration's later stage.
-  IRMapping epilogue;
-  epilogue.map(loop.getInductionVar(), kernel.getResults().back());
-  epilogue.map(loop.getRegionIterArgs(),
-               kernel.getResults().take_front(numCarried));
-  epilogue.map(crossing.getArrayRef(),
-               kernel.getResults().slice(numCarried, crossing.size()));
-  cloneLate(b, epilogue);
+  IRMapping epilogue = cloneLate(b, kernel.getResults());
   SmallVector<Value> results;
   for (auto [value, result] : llvm::zip(yielded, kernel.getResults()))
     results.push_back(isLate(value) ? epilogue.lookup(value) : result);
