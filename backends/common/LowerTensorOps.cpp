@@ -4,6 +4,7 @@
 
 #include "ir/Layout/ConversionPlan.h"
 #include "ir/Tile/TileOps.h"
+#include "transforms/AxisInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -17,12 +18,42 @@ using namespace mlir::tile;
 
 namespace {
 
-/// An arith or math op on tensors: the same op on each register.
+/// For each register of `value`, the first register that holds an element
+/// equal to its own in every thread: both lie in one run of equal elements
+/// (the axis analysis' constancy) along every dimension. In a linear layout
+/// the thread's bits flip the same coordinate bits of every register, so
+/// registers whose coordinates agree above the runs' bits hold equal
+/// elements wherever the thread is.
+SmallVector<unsigned> firstEqualRegisters(const LoweringState &state,
+                                          Value value, unsigned numRegs) {
+  auto first = llvm::to_vector(llvm::seq<unsigned>(0, numRegs));
+  std::optional<LinearLayout> layout = layoutOf(value.getType());
+  const AxisInfo *info = state.axis.lookup(value);
+  if (!layout || !info || !info->isInitialized() ||
+      info->getRank() != layout->getNumOutDims() ||
+      numRegisters(*layout) != numRegs)
+    return first;
+  std::map<SmallVector<int32_t>, unsigned> seen;
+  for (unsigned reg = 0; reg < numRegs; ++reg) {
+    SmallVector<int32_t> key = registerCoords(*layout, reg);
+    for (auto [d, coord] : llvm::enumerate(key)) {
+      // Runs are aligned to their length; the bits a power of two leaves.
+      int64_t run = info->getConstancy(d);
+      coord &= ~int32_t((run & -run) - 1);
+    }
+    first[reg] = seen.try_emplace(key, reg).first->second;
+  }
+  return first;
+}
+
+/// An arith or math op on tensors: the same op on each register, once for
+/// registers the axis analysis proves equal.
 class ElementwisePattern : public ConversionPattern {
 public:
-  ElementwisePattern(const TypeConverter &converter, MLIRContext *context)
+  ElementwisePattern(const TypeConverter &converter, LoweringState &state)
       : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1,
-                          context) {}
+                          &state.context),
+        state(state) {}
 
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<ValueRange> operands,
@@ -37,21 +68,33 @@ public:
     size_t n = 1;
     for (ValueRange registers : operands)
       n = std::max(n, registers.size());
+    SmallVector<unsigned> first =
+        op->getNumResults() == 1
+            ? firstEqualRegisters(state, op->getResult(0), n)
+            : llvm::to_vector(llvm::seq<unsigned>(0, n));
     SmallVector<SmallVector<Value>> results(op->getNumResults());
     for (size_t i = 0; i < n; ++i) {
-      OperationState state(op->getLoc(), op->getName());
+      if (first[i] != i) {
+        for (SmallVector<Value> &values : results)
+          values.push_back(values[first[i]]);
+        continue;
+      }
+      OperationState scalarState(op->getLoc(), op->getName());
       for (ValueRange registers : operands)
-        state.operands.push_back(registers.size() == 1 ? registers[0]
-                                                       : registers[i]);
-      state.types.append(resultTypes);
-      state.attributes = op->getAttrs();
-      Operation *scalar = rewriter.create(state);
+        scalarState.operands.push_back(registers.size() == 1 ? registers[0]
+                                                             : registers[i]);
+      scalarState.types.append(resultTypes);
+      scalarState.attributes = op->getAttrs();
+      Operation *scalar = rewriter.create(scalarState);
       for (auto [values, result] : llvm::zip(results, scalar->getResults()))
         values.push_back(result);
     }
     rewriter.replaceOpWithMultiple(op, std::move(results));
     return success();
   }
+
+private:
+  LoweringState &state;
 };
 
 class ConstantPattern : public LoweringPattern<arith::ConstantOp> {
@@ -983,7 +1026,7 @@ public:
 void mlir::tile::populateTensorOpPatterns(TypeConverter &converter,
                                           RewritePatternSet &patterns,
                                           LoweringState &state) {
-  patterns.add<ElementwisePattern>(converter, patterns.getContext());
+  patterns.add<ElementwisePattern>(converter, state);
   patterns.add<AddressCastPattern<IntToPtrOp, LLVM::IntToPtrOp>,
                AddressCastPattern<PtrToIntOp, LLVM::PtrToIntOp>>(converter,
                                                                  state);

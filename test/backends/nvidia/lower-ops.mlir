@@ -305,3 +305,38 @@ func.func @concatenate(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}) {
   tile.store %q2, %k : tensor<1024x!tile.ptr<f32>>
   return
 }
+
+// An elementwise op is computed once for the registers the axis analysis
+// proves equal: `r < n` with n a multiple of 16 is constant over aligned runs
+// of 16, and each thread's 4 registers lie in one. With any n, each register
+// compares on its own.
+// CHECK-LABEL: llvm.func @equal_registers(
+// CHECK: llvm.icmp "slt"
+// CHECK-NEXT: llvm.zext
+// CHECK-NOT: llvm.icmp
+// CHECK-NOT: llvm.zext
+// CHECK-LABEL: llvm.func @distinct_registers(
+// CHECK-COUNT-4: llvm.icmp "slt"
+// CHECK-COUNT-4: llvm.zext
+func.func @equal_registers(%x: !tile.ptr<i32> {tile.divisibility = 16 : i32},
+                           %n: i32 {tile.divisibility = 16 : i32}) {
+  %r = tile.make_range 0, 512 : tensor<512xi32>
+  %ns = tile.splat %n : tensor<512xi32>
+  %m = arith.cmpi slt, %r, %ns : tensor<512xi32>
+  %v = arith.extui %m : tensor<512xi1> to tensor<512xi32>
+  %p = tile.splat %x : tensor<512x!tile.ptr<i32>>
+  %q = tile.addptr %p, %r : tensor<512x!tile.ptr<i32>>, tensor<512xi32>
+  tile.store %q, %v : tensor<512x!tile.ptr<i32>>
+  return
+}
+func.func @distinct_registers(%x: !tile.ptr<i32> {tile.divisibility = 16 : i32},
+                              %n: i32) {
+  %r = tile.make_range 0, 512 : tensor<512xi32>
+  %ns = tile.splat %n : tensor<512xi32>
+  %m = arith.cmpi slt, %r, %ns : tensor<512xi32>
+  %v = arith.extui %m : tensor<512xi1> to tensor<512xi32>
+  %p = tile.splat %x : tensor<512x!tile.ptr<i32>>
+  %q = tile.addptr %p, %r : tensor<512x!tile.ptr<i32>>, tensor<512xi32>
+  tile.store %q, %v : tensor<512x!tile.ptr<i32>>
+  return
+}
