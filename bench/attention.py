@@ -371,9 +371,13 @@ def main():
         sys.exit("bench/attention.py: PyTorch sees no CUDA GPU (--check runs without one)")
     if args.triton_child:
         return run_triton_child(json.loads(args.triton_child))
-    from common import bench, report
+    from common import bench_in_turn, report
     # Configs a chip cannot hold (shared memory) are skipped by both tuners.
     warnings.filterwarnings("ignore", message="tessera: autotuning")
+
+    def attention_ptr(module, q, k, v, o, causal):
+        return attention(module.tuned, q, k, v, o, causal)
+
     (B, H, N), variants = (QUICK_SHAPE, QUICK_VARIANTS) if args.quick else (SHAPE, VARIANTS)
     ours, theirs = kernels_of("tessera"), kernels_of("triton")
     versions = f"torch {torch.__version__}"
@@ -392,26 +396,21 @@ def main():
         o = torch.empty_like(q)
         ref = sdpa(q, k, v, is_causal=causal)
         tflops = lambda ms: flops(B, H, N, D, causal) / ms / 1e9
-        refs = {"torch-sdpa": tflops(bench(lambda: sdpa(q, k, v, is_causal=causal)))}
-        if theirs is not None:
-            torch.testing.assert_close(attention(theirs.tuned, q, k, v, o, causal), ref,
-                                       atol=1e-2, rtol=1e-2)
-            refs["triton"] = tflops(bench(lambda: attention(theirs.tuned, q, k, v, o, causal)))
-            refs[column] = mma_sync.get(name_of(B, H, N, D, causal))
-        torch.testing.assert_close(attention(ours.tuned, q, k, v, o, causal), ref,
-                                   atol=1e-2, rtol=1e-2)
-        ms = bench(lambda: attention(ours.tuned, q, k, v, o, causal))
-        report(name_of(B, H, N, D, causal), "TFLOP/s", tflops(ms), refs)
-        # Tutorial 06's descriptor form.
-        refs = {"torch-sdpa": refs["torch-sdpa"]}
-        if theirs is not None:
-            torch.testing.assert_close(attention_desc(theirs, q, k, v, o, causal), ref,
-                                       atol=1e-2, rtol=1e-2)
-            refs["triton"] = tflops(bench(lambda: attention_desc(theirs, q, k, v, o, causal)))
-        torch.testing.assert_close(attention_desc(ours, q, k, v, o, causal), ref,
-                                   atol=1e-2, rtol=1e-2)
-        ms = bench(lambda: attention_desc(ours, q, k, v, o, causal))
-        report(name_of(B, H, N, D, causal) + " descriptors", "TFLOP/s", tflops(ms), refs)
+        for run in [ours] + ([theirs] if theirs is not None else []):
+            for form in (attention_ptr, attention_desc):
+                torch.testing.assert_close(form(run, q, k, v, o, causal), ref,
+                                           atol=1e-2, rtol=1e-2)
+        # Each form against SDPA and Triton's same form, measured in turn.
+        for form, suffix in [(attention_ptr, ""), (attention_desc, " descriptors")]:
+            ms = bench_in_turn({
+                "tessera": lambda: form(ours, q, k, v, o, causal),
+                "torch-sdpa": lambda: sdpa(q, k, v, is_causal=causal),
+                "triton": None if theirs is None else lambda: form(theirs, q, k, v, o, causal)})
+            refs = {ref: tflops(ms[ref]) for ref in ("torch-sdpa", "triton")
+                    if ms[ref] is not None}
+            if not suffix and theirs is not None:
+                refs[column] = mma_sync.get(name_of(B, H, N, D, causal))
+            report(name_of(B, H, N, D, causal) + suffix, "TFLOP/s", tflops(ms["tessera"]), refs)
     for D, causal in variants:
         cold = cold_compile_ms("tessera", D, causal)
         triton = cold_compile_ms("triton", D, causal) if theirs is not None else None

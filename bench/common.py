@@ -104,6 +104,21 @@ def bench(fn, warmup=25, rep=100):
     return sum(times[: rep // 2 + 1]) / (rep // 2 + 1)  # the faster half
 
 
+def bench_in_turn(fns, rounds=3):
+    """bench's milliseconds of each of `fns` (name -> callable or None),
+    measured in `rounds` rounds that take them in turn, each round starting
+    one further along; each gets its fastest round. No function is favoured
+    by its place in the order (the clocks of a warm GPU drop). None for a
+    None."""
+    names = [name for name, fn in fns.items() if fn is not None]
+    best = dict.fromkeys(fns)
+    for r in range(rounds):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            ms = bench(fns[name])
+            best[name] = ms if best[name] is None else min(best[name], ms)
+    return best
+
+
 def report(name, unit, tessera, references):
     """One line: Tessera's figure, each reference's, and the ratios."""
     line = f"{name:<40} tessera {tessera:9.1f} {unit}"

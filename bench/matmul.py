@@ -396,7 +396,7 @@ def main():
         sys.exit("bench/matmul.py: PyTorch sees no CUDA GPU (--check runs without one)")
     if args.triton_child:
         return run_triton_child(json.loads(args.triton_child))
-    from common import bench, report
+    from common import bench_in_turn, report
     # Configs a chip cannot hold (shared memory) are skipped by both tuners.
     warnings.filterwarnings("ignore", message="tessera: autotuning")
     cases = QUICK if args.quick else CASES
@@ -415,16 +415,17 @@ def main():
             name = name_of(label, M, N, K)
             a, b, c = operands(torch, dtype, M, N, K)
             check(torch, name, matmul(ours.tuned, a, b, c), reference(torch, a, b))
-            refs = {}
-            run_cublas = cublas(torch, a, b)
-            if run_cublas is not None:
-                refs["cublas"] = tflops(M, N, K, bench(run_cublas))
             if theirs is not None:
                 check(torch, name, matmul(theirs.tuned, a, b, c), reference(torch, a, b))
-                refs["triton"] = tflops(M, N, K, bench(lambda: matmul(theirs.tuned, a, b, c)))
+            ms = bench_in_turn({
+                "tessera": lambda: matmul(ours.tuned, a, b, c),
+                "cublas": cublas(torch, a, b),
+                "triton": None if theirs is None else lambda: matmul(theirs.tuned, a, b, c)})
+            refs = {ref: tflops(M, N, K, ms[ref]) for ref in ("cublas", "triton")
+                    if ms[ref] is not None}
+            if theirs is not None:
                 refs[column] = mma_sync.get(name)
-            ms = bench(lambda: matmul(ours.tuned, a, b, c))
-            report(name, "TFLOP/s", tflops(M, N, K, ms), refs)
+            report(name, "TFLOP/s", tflops(M, N, K, ms["tessera"]), refs)
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     for label, dtype, shapes in ([] if args.quick else DESCRIPTOR_CASES):
         for (M, N, K), (form, persistent) in itertools.product(
@@ -433,12 +434,13 @@ def main():
             a, b, c = operands(torch, dtype, M, N, K)
             run = lambda module: matmul_descriptor(module, a, b, c, persistent)
             check(torch, name, run(ours), reference(torch, a, b))
-            refs = {"cublas": tflops(M, N, K, bench(cublas(torch, a, b)))}
             if theirs is not None:
                 check(torch, name, run(theirs), reference(torch, a, b))
-                refs["triton"] = tflops(M, N, K, bench(lambda: run(theirs)))
-            ms = bench(lambda: run(ours))
-            report(name, "TFLOP/s", tflops(M, N, K, ms), refs)
+            ms = bench_in_turn({"tessera": lambda: run(ours), "cublas": cublas(torch, a, b),
+                                "triton": None if theirs is None else lambda: run(theirs)})
+            refs = {ref: tflops(M, N, K, ms[ref]) for ref in ("cublas", "triton")
+                    if ms[ref] is not None}
+            report(name, "TFLOP/s", tflops(M, N, K, ms["tessera"]), refs)
     report("cold compile + first launch, fp16 128x256x64", "ms", cold_compile_ms("tessera"),
            {"triton": cold_compile_ms("triton") if theirs is not None else None})
 
