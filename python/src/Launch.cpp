@@ -433,7 +433,9 @@ private:
       if (!PyLong_CheckExact(item))
         return false;
       long long g = PyLong_AsLongLong(item);
-      if (g < 1 || g > 0x7fffffff) {
+      // Past CUDA's limits (jit.GRID_LIMITS) the Python path says so.
+      long long limit = d == 0 ? 0x7fffffff : 0xffff;
+      if (g < 1 || g > limit) {
         PyErr_Clear();
         return false; // empty or invalid grids: the Python path
       }

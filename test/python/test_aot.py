@@ -228,9 +228,120 @@ def test_a_c_program_launches_through_hip(tmp_path, arch, lanes):
      "names 'x_ptr', which is not an integer parameter of the kernel"),
     (["-n", "add_kernel", "-s", SIGNATURE, "--target", "cuda:90", "-g", "n_elements; exit(1)"],
      "holds ';': only numbers, integer parameters and + - * / % ( ) may appear"),
+    (["-n", "add_kernel", "-s", "**fp32, *fp32, *fp32, i32, 1024", "--target", "cuda:90"],
+     "'x_ptr' has type '**fp32' in the signature"),
+    (["-n", "add_kernel", "-s", SIGNATURE, "--target", "cuda:90", "-on", "int"],
+     "'int' cannot name C functions: C or the runtime has that name"),
+    (["-n", "add_kernel", "-s", SIGNATURE, "--target", "cuda:90", "-on", "tessera_launch"],
+     "'tessera_launch' cannot name C functions"),
 ])
 def test_errors_are_named(tmp_path, args, message):
     done = run_aot(VECTOR_ADD, *args, "-o", tmp_path)
     assert done.returncode == 1
     assert message in done.stderr and "Traceback" not in done.stderr
     assert not list(tmp_path.iterdir())  # nothing half-written
+
+
+@pytest.mark.parametrize("grid,message", [
+    ("(n_elements + 1023) / 0", "divides by zero"),
+    ("n_elements % (4 - 4)", "divides by zero"),
+    ("-1", "gives -1 programs along axis 0; a launch has 0 to 2147483647 there"),
+    ("n_elements, 2 - 3", "gives -1 programs along axis 1"),
+    ("n_elements, 65536", "gives 65536 programs along axis 1; a launch has 0 to 65535 there"),
+    ("2147483648", "has the value 2147483648, past a 32-bit int"),
+    ("n_elements + 65536 * 65536", "has the value 4294967296, past a 32-bit int"),
+    ("n_elements ** 2", "holds 'n_elements ** 2': only numbers, integer parameters"),
+    ("cdiv(n_elements, BLOCK_SIZE)", "holds 'cdiv(n_elements, BLOCK_SIZE)'"),
+    ("n_elements / 2.5", "holds '.'"),
+    ("n_elements // 1e3", "holds '1e3'"),
+    ("n_elements if n_elements else 1", "holds 'n_elements if n_elements else 1'"),
+    ("(n_elements + 1", "is not an expression"),
+    ("n_elements,,", "is not an expression"),
+    ("n_elements, 1, 1, 1", "has 4 dimensions; a grid has 1 to 3, separated by commas"),
+    ("x_ptr", "names 'x_ptr', which is not an integer parameter of the kernel"),
+    ("exit", "names 'exit', which is not an integer parameter of the kernel"),
+])
+def test_a_bad_grid_is_refused_before_anything_is_written(tmp_path, grid, message):
+    done = run_aot(VECTOR_ADD, "-n", "add_kernel", "-s", SIGNATURE, "--target", "cuda:90",
+                   f"--grid={grid}", "-o", tmp_path)
+    assert done.returncode == 1
+    assert f"the grid expression '{grid}' {message}" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("source,message", [
+    ("import tessera\n\ndef broken(:\n    pass\n", "kernel.py:3: syntax error: "),
+    ("import tessera\nx = 1\nraise RuntimeError('no GPU found')\n",
+     "kernel.py:3: importing it raised RuntimeError: no GPU found"),
+    ("import a_module_that_is_nowhere\n",
+     "kernel.py:1: importing it raised ModuleNotFoundError: No module named "
+     "'a_module_that_is_nowhere'"),
+    ("import sys\nsys.exit(3)\n", "kernel.py:2: importing it raised SystemExit: 3"),
+])
+def test_a_file_that_does_not_import_is_named(tmp_path, capsys, source, message):
+    (tmp_path / "kernel.py").write_text(source)
+    out = tmp_path / "out"
+    args = [tmp_path / "kernel.py", "-n", "k", "-s", "i32", "--target", "cuda:90", "-o", out]
+    done = run_aot(*args)
+    assert done.returncode == 1
+    assert done.stderr.startswith("tessera-compile: error: ") and message in done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
+    # The installed command, in this process.
+    from tessera.tools import compile as command
+    assert command.main([str(a) for a in args]) == 1
+    assert message in capsys.readouterr().err
+    assert not out.exists()
+
+
+# Kernels whose parameters have names of C, C++, the C headers and the
+# launcher, with grids of every form a grid takes: their launchers compile.
+C_NAMES_KERNEL = '''
+import tessera
+import tessera.language as tl
+
+@tessera.jit
+def {name}(out_ptr, auto, int, register, default, new, this, bool, NULL, int32_t, INT32_MAX,
+           SIZE_MAX, _Bool, __x, tessera_launch, stream, grid, args, grid_x, {name}_kernel,
+           {name}_load, arg_auto, n, BLOCK: tl.constexpr, NEG: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    total = (auto + int + register + default + new + this + bool + NULL + int32_t + INT32_MAX
+             + SIZE_MAX + _Bool + __x + tessera_launch + stream + grid + args + grid_x
+             + {name}_kernel + {name}_load + arg_auto + n + NEG)
+    tl.store(out_ptr + offs, total, mask=offs < n)
+'''
+C_NAMES_SIGNATURE = "*i32:16, " + ", ".join(["i32"] * 22) + ", 128, -3"
+
+
+@pytest.mark.parametrize("name,grid", [
+    ("k", None),
+    ("k", "(n + BLOCK - 1) // BLOCK"),
+    ("launch", "(n + BLOCK - 1) / BLOCK + NEG, auto % 7 + 1, -(-register)"),
+    ("kern", "(int, this * 2 - NEG, +stream)"),
+    ("kernel2", "n // 4 % 3 + 0x10 + 0b1 + 0o7 + 1_000, (n - NEG) / (0 - NEG),"),
+])
+def test_launchers_of_any_parameter_names_and_grids_compile(tmp_path, name, grid):
+    cc = c_compiler()
+    include, _ = aot.runtime_paths()
+    if not os.path.exists(os.path.join(include, "tessera_runtime.h")):
+        pytest.skip("tessera_runtime.h is not built beside this tessera")
+    (tmp_path / f"{name}.py").write_text(C_NAMES_KERNEL.format(name=name))
+    out = tmp_path / "out"
+    written = aot.compile_file(str(tmp_path / f"{name}.py"), name, C_NAMES_SIGNATURE, "cuda:90",
+                               str(out), grid=grid)
+    checked = subprocess.run([cc, "-std=c11", "-Wall", "-Werror", "-pedantic", "-fsyntax-only",
+                              "-I", str(out), written["c"]], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stderr
+    cxx = shutil.which("c++")
+    if cxx:  # the header is C++'s too
+        (tmp_path / "user.cc").write_text(f'#include "{name}.h"\n')
+        checked = subprocess.run([cxx, "-std=c++17", "-Wall", "-Werror", "-fsyntax-only", "-I",
+                                  str(out), str(tmp_path / "user.cc")],
+                                 capture_output=True, text=True)
+        assert checked.returncode == 0, checked.stderr
+    meta = json.loads(Path(written["json"]).read_text())
+    names = [p["name"] for p in meta["parameters"]]
+    # `arg_auto` is a parameter's own name: `auto` is arg_auto_ in the C.
+    assert names[:4] == ["out_ptr", "arg_auto_", "arg_int", "arg_register"]
+    assert names[-3:] == [f"arg_{name}_load", "arg_auto", "n"]
+    assert len(set(names)) == len(names) == 23

@@ -4,6 +4,7 @@ are reset or restored around the timed runs."""
 
 import json
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -114,25 +115,47 @@ def test_results_persist_across_restarts(tuning_cache, monkeypatch):
     kernel[grid](x, y, 512)
     assert sorted(again.timed) == [1, 4, 16]
     assert json.loads(stored.read_text())["best"]["kwargs"]["REPEAT"] == 16
-    # A winner no longer in the list: tuned again.
+    # A winner no longer in the list: reported, and tuned again.
     monkeypatch.delenv("TESSERA_RETUNE")
     removed = CostTable({1: 2.0, 4: 1.0})
-    tuned(removed, 1, 4)[grid](x, y, 512)
+    with pytest.warns(RuntimeWarning, match="names a best config that is not among"):
+        tuned(removed, 1, 4)[grid](x, y, 512)
     assert sorted(removed.timed) == [1, 4]
 
 
-def test_a_damaged_result_is_reported_and_tuned_again(tuning_cache):
+@pytest.mark.parametrize("content, problem", [
+    ('{"best": ', "cannot be read (JSONDecodeError"),
+    ("[" * 100000 + "]" * 100000, "cannot be read (RecursionError"),
+    (b"\xff\xfe", "cannot be read (UnicodeDecodeError"),
+    ('{"best": 3}', "has no 'best' config"),
+    ('[{"best": 3}]', "has no 'best' config"),
+    ('{"kernel": "repeat_copy"}', "has no 'best' config"),
+    ('{"best": {"kwargs": {"BLOCK": 128, "REPEAT": 99}, "num_warps": 4}}',
+     "names a best config that is not among the kernel's configs"),
+], ids=["truncated", "deeply-nested", "not-utf8", "number", "list", "no-best", "unknown-best"])
+def test_an_invalid_result_is_reported_once_removed_and_tuned_again(tuning_cache, content,
+                                                                     problem):
     x = np.arange(256, dtype=np.float32)
     y = np.zeros_like(x)
     tuned(CostTable({1: 2.0, 4: 1.0}), 1, 4)[grid](x, y, 256)
     [stored] = list(tuning_cache.iterdir())
-    stored.write_text('{"best": ')
-    table = CostTable({1: 2.0, 4: 1.0})
-    with pytest.warns(RuntimeWarning, match="is damaged"):
-        tuned(table, 1, 4)[grid](x, y, 256)
-    assert sorted(table.timed) == [1, 4]
+    if isinstance(content, bytes):
+        stored.write_bytes(content)
+    else:
+        stored.write_text(content)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(2):  # the second launch of a new process finds the new result
+            table = CostTable({1: 2.0, 4: 1.0})
+            tuned(table, 1, 4)[grid](x, y, 256)
+    reported = [str(w.message) for w in caught if "tuning result" in str(w.message)]
+    assert len(reported) == 1, reported
+    assert f"the tuning result {stored} {problem}" in reported[0]
+    assert reported[0].endswith("; removed, tuning again")
+    assert table.timed == []
     assert json.loads(stored.read_text())["best"]["kwargs"]["REPEAT"] == 4
     assert not [p for p in tuning_cache.iterdir() if p.suffix == ".tmp"]
+    np.testing.assert_array_equal(y, x)
 
 
 def test_no_disk_cache_when_disabled(tuning_cache, monkeypatch):

@@ -247,3 +247,153 @@ def test_a_grid_axis_past_2_is_the_cause_of_the_error(device):
         grid_axis_kernel[(1,)](x, 20)
     assert str(e.value.__cause__) == "program_id axis must be 0, 1, or 2 but got 20"
     assert e.value.lineno == line_of("tl.program_id(AXIS)")
+
+
+@tessera.jit
+def program_ids_kernel(x_ptr):
+    pid = tl.program_id(0) + tl.program_id(1) * tl.num_programs(0)
+    tl.store(x_ptr + pid, pid + 1)
+
+
+@pytest.mark.parametrize("grid, error, message", [
+    ((1.5,), TypeError, r"the grid is \(1\.5,\); a grid is an integer or a tuple of 1 to 3 "
+                        r"integers, and 1\.5 is a float"),
+    (("1",), TypeError, "'1' is a str"),
+    ((2, True), TypeError, "True is a bool"),
+    (None, TypeError, "the grid is None; a grid is an integer or a tuple"),
+    (lambda meta: None, TypeError, "the grid function returned None"),
+    (lambda meta: (meta["x_ptr"].size / 2,), TypeError, "8.0 is a float"),
+    ((), ValueError, r"a grid has 1 to 3 dimensions, got \(\)"),
+    ((1, 1, 1, 1), ValueError, r"a grid has 1 to 3 dimensions, got \(1, 1, 1, 1\)"),
+    ((-1,), ValueError, "grid dimensions cannot be negative"),
+    ((2**31,), ValueError, "has 2147483648 programs along axis 0; a launch has at most "
+                           "2147483647 there"),
+    ((1, 2**16), ValueError, "along axis 1; a launch has at most 65535"),
+    ((1, 1, 2**16), ValueError, "along axis 2; a launch has at most 65535"),
+])
+def test_a_bad_grid_is_refused_before_anything_runs(grid, error, message, device):
+    x = np.zeros(16, np.int32)
+    with pytest.raises(error, match=message) as e:
+        program_ids_kernel[grid](x)
+    assert str(e.value).startswith("program_ids_kernel: ")
+    assert not x.any()
+
+
+def test_a_grid_equal_to_one_of_ints_is_still_checked(device):
+    # 1.0 == True == 1: a launch on (1,) says nothing of (1.0,) or (True,).
+    x = np.zeros(16, np.int32)
+    for _ in range(2):
+        program_ids_kernel[(2, 1)](x)
+        with pytest.raises(TypeError, match="2.0 is a float"):
+            program_ids_kernel[(2.0, 1)](x)
+        with pytest.raises(TypeError, match="True is a bool"):
+            program_ids_kernel[(2, True)](x)
+        with pytest.raises(TypeError, match="the grid is 2.0; a grid is an integer"):
+            program_ids_kernel[2.0](x)
+    program_ids_kernel[(3, 1)](x)
+    np.testing.assert_array_equal(x, [1, 2, 3] + [0] * 13)
+
+
+@pytest.mark.parametrize("grid, programs", [
+    ((np.int64(3),), 3), ([np.int32(2), 2], 4), (5, 5), ((tl.constexpr(2),), 2),
+    (lambda meta: (meta["x_ptr"].size // 8, np.uint8(2)), 4),
+    ((0,), 0), ((4, 0), 0), ((0, 1, 1), 0),  # as in Triton: nothing runs
+])
+def test_grids_of_python_and_numpy_integers(grid, programs, device):
+    x = np.zeros(16, np.int32)
+    program_ids_kernel[grid](x)
+    np.testing.assert_array_equal(x, [i + 1 if i < programs else 0 for i in range(16)])
+
+
+@tessera.jit
+def f_string_kernel(x_ptr, n, BLOCK: tl.constexpr, NAME: tl.constexpr, CASE: tl.constexpr):
+    if CASE == 0:
+        tl.device_print(f"n={n}")
+    elif CASE == 1:
+        tl.static_assert(BLOCK == 16, f"BLOCK={BLOCK:04d} of {NAME!r}, {BLOCK * 2}")
+    else:
+        tl.store(x_ptr + tl.arange(0, BLOCK), tl.full((BLOCK,), len(f"{NAME}-{BLOCK}"), tl.int32))
+
+
+def test_f_strings_format_compile_time_values_only(device):
+    """As in Triton: an f-string is made at compile time, so it may format
+    constexprs (with conversions and format specs), not tensors."""
+    x = np.zeros(16, np.int32)
+    with pytest.raises(tessera.CompilationError) as e:
+        f_string_kernel[(1,)](x, 3, BLOCK=16, NAME="a", CASE=0)
+    assert e.value.lineno == line_of('tl.device_print(f"n={n}")')
+    assert "a tensor in an f-string: 'n' has a value only at run time" in str(e.value)
+    with pytest.raises(tessera.CompilationError, match=r"BLOCK=0032 of 'abc', 64"):
+        f_string_kernel[(1,)](np.zeros(32, np.int32), 3, BLOCK=32, NAME="abc", CASE=1)
+    f_string_kernel[(1,)](x, 3, BLOCK=16, NAME="abc", CASE=2)
+    np.testing.assert_array_equal(x, np.full(16, len("abc-16")))
+
+
+@tessera.jit
+def dtype_name_kernel(x_ptr, CASE: tl.constexpr):
+    offs = tl.arange(0, 16)
+    if CASE == 0:
+        tl.store(x_ptr + offs, tl.full((16,), 0, "float32"))
+    elif CASE == 1:
+        tl.store(x_ptr + offs, tl.zeros((16,), "int32"))
+    else:
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs).to("float32"))
+
+
+@pytest.mark.parametrize("case, what, name, call", [
+    (0, "full's dtype", "float32", 'tl.full((16,), 0, "float32")'),
+    (1, "full's dtype", "int32", 'tl.zeros((16,), "int32")'),
+    (2, "the dtype of a cast", "float32", '.to("float32")'),
+])
+def test_a_dtype_given_by_name_is_refused_at_its_line(case, what, name, call, device):
+    # Triton takes only tl.dtype there.
+    with pytest.raises(tessera.CompilationError) as e:
+        dtype_name_kernel[(1,)](np.zeros(16, np.float32), case)
+    assert f"{what} must be a tl.dtype (tl.float32, tl.int32, ...), got str '{name}'" \
+        in str(e.value)
+    assert e.value.lineno == line_of(call)
+
+
+@tessera.jit
+def calls_itself(x):
+    return calls_itself(x)
+
+
+@tessera.jit
+def never_ends(x, depth):
+    return never_ends(x, depth + 1)
+
+
+@tessera.jit
+def doubled(x, TIMES: tl.constexpr):
+    if TIMES == 0:
+        return x
+    return doubled(x, TIMES - 1) * 2
+
+
+@tessera.jit
+def recursion_kernel(x_ptr, CASE: tl.constexpr):
+    offs = tl.arange(0, 8)
+    x = tl.load(x_ptr + offs)
+    if CASE == 0:
+        x = calls_itself(x)
+    elif CASE == 1:
+        x = never_ends(x, 0)
+    tl.store(x_ptr + offs, doubled(x, 3))
+
+
+@pytest.mark.parametrize("case, message, call", [
+    (0, "calls_itself calls itself with the same compile-time arguments: recursion is not "
+        "supported", "return calls_itself(x)"),
+    (1, "recursion that does not end within a few levels at compile time is not supported",
+     "return never_ends(x, depth + 1)"),
+])
+def test_recursion_that_does_not_end_at_compile_time_is_an_error(case, message, call, device):
+    with pytest.raises(tessera.CompilationError) as e:
+        recursion_kernel[(1,)](np.ones(8, np.int32), case)
+    assert message in str(e.value) and e.value.lineno == line_of(call)
+    assert e.value.__cause__ is None
+    # Recursion that ends on a constexpr is inlined level by level.
+    x = np.arange(8, dtype=np.int32)
+    recursion_kernel[(1,)](x, 2)
+    np.testing.assert_array_equal(x, np.arange(8) * 8)

@@ -124,6 +124,21 @@ def test_empty_grid_launches_nothing():
     assert bool((out == 7).all())
 
 
+def test_grids_past_the_limits_are_refused_on_the_cpp_path_too():
+    x, y, out = tensors(256)
+    axpy_kernel[(1,)](x, y, out, 1.0, 256)  # registered with the C++ path
+    out.fill_(7)
+    for grid, axis in (((1, 1 << 16), 1), ((1, 1, 1 << 16), 2), ((1 << 31,), 0)):
+        with pytest.raises(ValueError, match=f"along axis {axis}; a launch has at most"):
+            axpy_kernel[grid](x, y, out, 1.0, 256)
+    with pytest.raises(TypeError, match="1.0 is a float"):
+        axpy_kernel[(1.0,)](x, y, out, 1.0, 256)
+    torch.cuda.synchronize()
+    assert bool((out == 7).all())
+    axpy_kernel[(1, (1 << 16) - 1)](x, y, out, 1.0, 256)  # the largest y
+    torch.testing.assert_close(out, x + y)
+
+
 @tessera.jit
 def grid_barrier_kernel(counter_ptr, out_ptr, PROGRAMS: tl.constexpr):
     # Every program arrives, then waits for all the others: this finishes

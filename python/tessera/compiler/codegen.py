@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import builtins
 import operator
+import sys
 
 from .. import language as tl
 from ..language import core, descriptor
@@ -138,6 +139,37 @@ def _drop_region_locals(scope, before, keep):
             del scope[name]
 
 
+# Python frames an inlined call leaves free below the recursion limit, for
+# its body (each level of inlining takes 10 to 20).
+_FRAMES_KEPT_FREE = 200
+
+
+def _stack_depth():
+    frame, depth = sys._getframe(1), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    return depth
+
+
+def _call_identity(fn, arguments):
+    """What decides how a call of `fn` inlines: its compile-time arguments
+    and the types of its tensors; None where an argument is another kind of
+    object, which the call may change."""
+    def identity(value):
+        value = _unwrap(value)
+        if _is_tensor(value):
+            return ("tensor", value.dtype, tuple(_unwrap(d) for d in value.shape))
+        if isinstance(value, (tuple, list)):
+            parts = tuple(map(identity, value))
+            return None if None in parts else (type(value), parts)
+        if value is None or isinstance(value, (bool, int, float, str, core.dtype)):
+            return (type(value), value)
+        return None
+
+    parts = tuple(identity(v) for v in arguments.values())
+    return None if None in parts else (fn, parts)
+
+
 class CodeGenerator(ast.NodeVisitor):
     def __init__(self, builder, filename):
         self.builder = builder
@@ -147,6 +179,8 @@ class CodeGenerator(ast.NodeVisitor):
         self.function_stack = []
         # Depth of dynamic control flow (early returns cannot cross it).
         self.dynamic_depth = 0
+        # The calls being inlined, outermost first (_call_identity).
+        self.inlining = []
         # @jit functions whose source the result depends on, and the
         # global values it read: the compiled kernel is stale if either
         # changes.
@@ -212,6 +246,18 @@ class CodeGenerator(ast.NodeVisitor):
         except TypeError as e:
             raise CompilationError(f"in call of {fn.__name__}: {e}") from None
         bound.apply_defaults()
+        # Calls are inlined: a recursive one must end at compile time, on a
+        # compile-time argument that changes on the way down.
+        identity = _call_identity(fn, bound.arguments)
+        if identity is not None and identity in self.inlining:
+            raise CompilationError(f"{fn.__name__} calls itself with the same compile-time "
+                                   "arguments: recursion is not supported (helpers are "
+                                   "inlined, so a recursive call must change a constexpr "
+                                   "argument and end at compile time)")
+        if _stack_depth() > sys.getrecursionlimit() - _FRAMES_KEPT_FREE:
+            raise CompilationError(f"calls of {fn.__name__} nest {len(self.function_stack)} "
+                                   "deep: recursion that does not end within a few levels at "
+                                   "compile time is not supported")
         saved_scope, saved_depth = self.scope, self.dynamic_depth
         self.scope = {}
         for name, value in bound.arguments.items():
@@ -219,6 +265,7 @@ class CodeGenerator(ast.NodeVisitor):
                 value = constexpr(value)
             self.scope[name] = value
         self.function_stack.append(fn)
+        self.inlining.append(identity)
         self.dynamic_depth = 0
         result = None
         try:
@@ -227,6 +274,7 @@ class CodeGenerator(ast.NodeVisitor):
             result = r.value
         finally:
             self.function_stack.pop()
+            self.inlining.pop()
             self.scope, self.dynamic_depth = saved_scope, saved_depth
         return result
 
@@ -582,12 +630,23 @@ class CodeGenerator(ast.NodeVisitor):
         return value[_unwrap(index)]
 
     def visit_JoinedStr(self, node):
+        # An f-string is made at compile time: it formats compile-time
+        # values only (Triton's rule); a tensor's value exists at run time.
         parts = []
         for v in node.values:
-            if isinstance(v, ast.FormattedValue):
-                parts.append(format(_unwrap(self.visit(v.value))))
-            else:
+            if not isinstance(v, ast.FormattedValue):
                 parts.append(str(_unwrap(self.visit(v))))
+                continue
+            value = self.visit(v.value)
+            if _is_tensor(value) or hasattr(value, "_flatten"):
+                raise self._error(node, f"a tensor in an f-string: '{ast.unparse(v.value)}' "
+                                        "has a value only at run time; pass it to "
+                                        "tl.device_print as an argument")
+            value = _unwrap(value)
+            if v.conversion != -1:
+                value = {ord("s"): str, ord("r"): repr, ord("a"): ascii}[v.conversion](value)
+            spec = _unwrap(self.visit(v.format_spec)) if v.format_spec is not None else ""
+            parts.append(format(value, spec))
         return "".join(parts)
 
     def _binop(self, op, lhs, rhs, node):

@@ -258,6 +258,16 @@ def _unwrap(value):
     return value.value if isinstance(value, constexpr) else value
 
 
+def _dtype_argument(value, what):
+    """`value` (a dtype, or a constexpr of one), or the error naming `what`
+    takes one: as in Triton, a name ("float32") is not a dtype."""
+    value = _unwrap(value)
+    if not isinstance(value, dtype):
+        raise CompilationError(f"{what} must be a tl.dtype (tl.float32, tl.int32, ...), "
+                               f"got {type(value).__name__} {value!r}")
+    return value
+
+
 # ----------------------------------------------------------------------------
 # tensor
 # ----------------------------------------------------------------------------
@@ -406,7 +416,7 @@ class tensor:
 
     # Conversions and shapes.
     def to(self, dtype, fp_downcast_rounding=None, bitcast=False):
-        dtype = _unwrap(dtype)
+        dtype = _dtype_argument(dtype, "the dtype of a cast")
         try:
             if bitcast:
                 return tensor(_builder().bitcast(self.handle, dtype.name))

@@ -11,8 +11,8 @@ import builtins
 import enum
 
 from .. import knobs
-from .core import (CompilationError, _binary, _builder, _frontend_error, _state, _unwrap, float32,
-                   int1, tensor, to_tensor)
+from .core import (CompilationError, _binary, _builder, _dtype_argument, _frontend_error, _state,
+                   _unwrap, float32, int1, tensor, to_tensor)
 
 
 def _call(method, *args):
@@ -81,7 +81,7 @@ def arange(start, end):
 
 
 def full(shape, value, dtype):
-    dtype = _unwrap(dtype)
+    dtype = _dtype_argument(dtype, "full's dtype")
     shape = _shape([shape])
     value = _unwrap(value)
     if isinstance(value, tensor):

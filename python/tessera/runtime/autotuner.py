@@ -240,34 +240,38 @@ class Autotuner(KernelInterface):
         return os.path.join(directory, f"{self.__name__}-{digest}.json")
 
     def _load(self, path):
-        """The stored winner, if it is one of the configs; else None. A
-        damaged entry is reported and removed."""
+        """The stored winner; None where there is none, or where what is
+        stored is unreadable or names no config of the list, which is
+        reported and removed (the launch tunes again and stores anew)."""
         if path is None or not os.path.exists(path):
             return None
         try:
             with open(path) as f:
                 stored = json.load(f)
-            best = stored["best"]
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            warnings.warn(f"tessera: the tuning result {path} is damaged ({e}); tuning "
-                          "again", RuntimeWarning, stacklevel=4)
-            try:
-                os.remove(path)
-            except OSError:
-                pass
-            return None
-        for config in self.configs:
-            if config.describe() == best:
-                return config
-        return None  # the winner left the list: tune again
+            best = stored.get("best") if isinstance(stored, dict) else None
+            for config in self.configs:
+                if config.describe() == best:
+                    return config
+        except (OSError, ValueError, RecursionError) as e:
+            problem = f"cannot be read ({type(e).__name__}: {e})"
+        else:
+            problem = ("has no 'best' config" if not isinstance(best, dict) else
+                       "names a best config that is not among the kernel's configs")
+        warnings.warn(f"tessera: the tuning result {path} {problem}; removed, tuning again",
+                      RuntimeWarning, stacklevel=4)
+        try:
+            os.remove(path)
+        except OSError:
+            pass
+        return None
 
     def _store(self, path, tuning_key, best, timings):
         if path is None:
             return
-        record = {"kernel": self.__name__, "tuning_key": json.loads(tuning_key),
-                  "best": best.describe(),
-                  "timings": [[c.describe(), t] for c, t in timings.items()]}
         try:
+            record = {"kernel": self.__name__, "tuning_key": json.loads(tuning_key),
+                      "best": best.describe(),
+                      "timings": [[c.describe(), t] for c, t in timings.items()]}
             os.makedirs(os.path.dirname(path), exist_ok=True)
             fd, temporary = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
             try:
@@ -277,7 +281,7 @@ class Autotuner(KernelInterface):
             except BaseException:
                 os.unlink(temporary)
                 raise
-        except OSError as e:
+        except (OSError, ValueError, RecursionError) as e:
             warnings.warn(f"tessera: cannot store the tuning result in {path}: {e}",
                           RuntimeWarning, stacklevel=4)
 

@@ -388,7 +388,7 @@ class JITFunction:
         defaults = {name: p.default for name, p in self.signature.parameters.items()
                     if p.default is not inspect.Parameter.empty}
         self._launcher = _tessera.Launcher(self._run, self.arg_names, roles, defaults)
-        self._bound = {}  # grid -> self._launcher.bind(grid)
+        self._bound = {}  # grid -> (grid, self._launcher.bind(grid))
         knobs._jit_functions.add(self)
 
     def forget_compiled(self):
@@ -443,16 +443,20 @@ class JITFunction:
                            f"{self.__name__}[grid](...), or call it from another @jit function")
 
     def __getitem__(self, grid):
-        # Kernels are launched on a few grids, again and again.
+        # Kernels are launched on a few grids, again and again. A grid
+        # equal to one of ints is not that grid where it holds a float or a
+        # bool (1.0 == True == 1): those are kept apart.
         try:
-            return self._bound[grid]
+            key, bound = self._bound[grid]
+            if key is grid or _of_ints(grid):
+                return bound
         except (KeyError, TypeError):  # new, or a grid that cannot be a key
             pass
         bound = self._launcher.bind(grid)
-        if isinstance(grid, (int, tuple)):
+        if _of_ints(grid):
             if len(self._bound) >= 64:
                 self._bound.clear()
-            self._bound[grid] = bound
+            self._bound[grid] = (grid, bound)
         return bound
 
     # ------------------------------------------------------------------
@@ -654,18 +658,14 @@ class JITFunction:
         the first launch of a specialisation (compiling it; `key` is its
         key there, or None), host memory, other argument types, errors."""
         arguments, options = self._bind_launch(args, kwargs)
-        entry = self._get_compiled(arguments, options)
-        kernel, launch = entry["kernel"], entry["launch"]
         if callable(grid):
             meta = dict(arguments)
             meta.update(num_warps=options["num_warps"], num_stages=options["num_stages"])
-            grid = grid(meta)
-        grid = tuple(grid) if isinstance(grid, (tuple, list)) else (grid,)
-        if not 1 <= len(grid) <= 3:
-            raise ValueError(f"{self.__name__}: a grid has 1 to 3 dimensions, got {grid}")
-        grid = tuple(int(core._unwrap(g)) for g in grid) + (1,) * (3 - len(grid))
-        if any(g < 0 for g in grid):
-            raise ValueError(f"{self.__name__}: grid dimensions cannot be negative, got {grid}")
+            grid = _checked_grid(self.__name__, grid(meta), "the grid function returned")
+        else:
+            grid = _checked_grid(self.__name__, grid)
+        entry = self._get_compiled(arguments, options)
+        kernel, launch = entry["kernel"], entry["launch"]
         pointers = [value for _, value, kind in launch if kind == "p"]
         device = self._placement(pointers)
         if 0 in grid:
@@ -811,6 +811,38 @@ def _function_lines(text, name, parameters, first_line):
     return None
 
 
+def _of_ints(grid):
+    """Whether `grid` is an int or a tuple of ints (not of their subclasses)."""
+    return type(grid) is int or (type(grid) is tuple and all(type(g) is int for g in grid))
+
+
+# The most programs a launch has along each axis (CUDA's limits).
+GRID_LIMITS = (2**31 - 1, 2**16 - 1, 2**16 - 1)
+
+
+def _checked_grid(kernel_name, grid, given_as="the grid is"):
+    """`grid` (an integer, or a tuple or list of one to three) as its three
+    dimensions, or the TypeError or ValueError that names what is wrong."""
+    given = grid
+    sequence = isinstance(grid, (tuple, list))
+    grid = tuple(core._unwrap(g) for g in (grid if sequence else (grid,)))
+    for g in grid:
+        if isinstance(g, bool) or not isinstance(g, numbers.Integral):
+            what = f", and {g!r} is a {type(g).__name__}" if sequence else ""
+            raise TypeError(f"{kernel_name}: {given_as} {given!r}; a grid is an integer or "
+                            f"a tuple of 1 to 3 integers{what}")
+    if not 1 <= len(grid) <= 3:
+        raise ValueError(f"{kernel_name}: a grid has 1 to 3 dimensions, got {given!r}")
+    grid = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
+    if any(g < 0 for g in grid):
+        raise ValueError(f"{kernel_name}: grid dimensions cannot be negative, got {given!r}")
+    for axis, (g, limit) in enumerate(zip(grid, GRID_LIMITS)):
+        if g > limit:
+            raise ValueError(f"{kernel_name}: the grid {given!r} has {g} programs along axis "
+                             f"{axis}; a launch has at most {limit} there")
+    return grid
+
+
 def _checked_options(kernel_name, options):
     """`options` (JITFunction._OPTIONS' names), or a TypeError naming the
     one with a value of the wrong kind."""
@@ -844,7 +876,7 @@ def _signature_type(kernel, name, text):
         return descriptor.descriptor_type_name(element, block, nan), None
     spec, _, divisible = str(text).partition(":")
     pointer = spec.startswith("*")
-    element = spec.lstrip("*")
+    element = spec[1:] if pointer else spec
     element = _SIGNATURE_TYPES.get(element, element)
     if element not in core._DTYPES or (not pointer and element.startswith("float8")):
         raise TypeError(f"{kernel.__name__}: '{name}' has type '{text}' in the signature; "
