@@ -30,7 +30,8 @@ llvm::Expected<std::unique_ptr<llvm::Module>> translateForTarget(
     llvm::function_ref<void(DialectRegistry &)> registerTranslations);
 
 /// Optimises `module` at O3 for `machine` (whose triple and data layout it
-/// takes) and prints its assembly.
+/// takes) and prints its assembly; the code generator runs without
+/// straight-line strength reduction, quadratic in a block's length.
 llvm::Expected<std::string> emitTargetAssembly(llvm::Module &module,
                                                llvm::TargetMachine &machine);
 

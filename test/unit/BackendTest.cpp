@@ -94,6 +94,43 @@ declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 )ll";
 
+// Products (a + i) * b of one block: straight-line strength reduction would
+// rewrite the second and third as the first plus 2b.
+const char *kStridedProductsIR = R"ll(
+define ptx_kernel void @products(ptr addrspace(1) %p, i32 %a, i32 %b) {
+  %a1 = add nsw i32 %a, 2
+  %a2 = add nsw i32 %a, 4
+  %m0 = mul nsw i32 %a, %b
+  %m1 = mul nsw i32 %a1, %b
+  %m2 = mul nsw i32 %a2, %b
+  store volatile i32 %m0, ptr addrspace(1) %p
+  store volatile i32 %m1, ptr addrspace(1) %p
+  store volatile i32 %m2, ptr addrspace(1) %p
+  ret void
+}
+)ll";
+
+// The code generators skip straight-line strength reduction, whose time
+// grows with the square of a block's length (lowered tiles are long blocks).
+TEST_F(BackendTest, CodeGenerationSkipsStraightLineStrengthReduction) {
+  Backend *nvidia = lookupBackend("nvidia");
+  ASSERT_NE(nvidia, nullptr);
+  llvm::LLVMContext context;
+  llvm::SMDiagnostic diag;
+  std::unique_ptr<llvm::Module> module =
+      llvm::parseAssemblyString(kStridedProductsIR, diag, context);
+  ASSERT_TRUE(module) << diag.getMessage().str();
+  Target target = *nvidia->parseTarget("sm_90a");
+  llvm::Expected<std::string> ptx =
+      nvidia->emitAssembly(*module, target, CompileOptions());
+  ASSERT_TRUE(bool(ptx)) << errorOf(ptx.takeError());
+  size_t multiplies = 0;
+  for (size_t at = ptx->find("mul.lo.s32"); at != std::string::npos;
+       at = ptx->find("mul.lo.s32", at + 1))
+    ++multiplies;
+  EXPECT_EQ(multiplies, 3u) << *ptx;
+}
+
 TEST_F(BackendTest, EmitsPtxAndCubinThatRun) {
   Backend *nvidia = lookupBackend("nvidia");
   ASSERT_NE(nvidia, nullptr);
