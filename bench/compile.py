@@ -2,7 +2,8 @@
 start-up and imports excluded): the first launch's milliseconds, Tessera and
 upstream Triton, with ptxas (the default) and with libnvJitLink
 (TESSERA_ASSEMBLER=nvjitlink); then the same with the cache warm from the
-first run."""
+first run; then the cold compile as BLOCK grows from 1024 to 65536 elements
+(4 warps: 8 to 512 elements a thread)."""
 
 import os
 import tempfile
@@ -20,15 +21,20 @@ if k is None:
 x = torch.rand(1 << 20, device="cuda"); y = torch.rand_like(x); z = torch.empty_like(x)
 torch.cuda.synchronize()
 start = time.perf_counter()
-k.add_kernel[(256,)](x, y, z, 1 << 20, BLOCK=4096, num_warps=8)
+k.add_kernel[((1 << 20) // {block},)](x, y, z, 1 << 20, BLOCK={block}, num_warps={warps})
 torch.cuda.synchronize()
 print((time.perf_counter() - start) * 1e3)
 torch.testing.assert_close(z, x + y)
 """
 
 
-def first_launch_ms(dsl, cache, assembler=None):
-    code = CHILD.format(bench=os.path.dirname(os.path.abspath(__file__)), dsl=dsl)
+# BLOCKs of the compile-time scaling rows.
+BLOCKS = (1024, 4096, 16384, 65536)
+
+
+def first_launch_ms(dsl, cache, assembler=None, block=4096, warps=8):
+    code = CHILD.format(bench=os.path.dirname(os.path.abspath(__file__)), dsl=dsl,
+                        block=block, warps=warps)
     env = {"TESSERA_ASSEMBLER": assembler} if assembler else {}
     return child_ms(dsl, code, cache, **env)
 
@@ -42,6 +48,11 @@ def main():
     report("cold compile + first launch, vector add", "ms", cold[0], {"triton": cold[1]})
     report("  the same, PTX assembled by libnvJitLink", "ms", jitlink, {"triton": cold[1]})
     report("warm disk cache, first launch, vector add", "ms", warm[0], {"triton": warm[1]})
+    for block in BLOCKS:
+        with tempfile.TemporaryDirectory() as ours, tempfile.TemporaryDirectory() as theirs:
+            report(f"cold compile + first launch, BLOCK={block} w4", "ms",
+                   first_launch_ms("tessera", ours, block=block, warps=4),
+                   {"triton": first_launch_ms("triton", theirs, block=block, warps=4)})
 
 
 if __name__ == "__main__":
