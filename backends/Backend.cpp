@@ -2,6 +2,8 @@
 
 #include "backends/Backend.h"
 
+#include "ir/Layout/LayoutBuilders.h"
+
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -27,11 +29,17 @@ char MissingAssemblerError::ID;
 
 void MissingAssemblerError::log(llvm::raw_ostream &os) const { os << text; }
 
+llvm::Error mlir::tile::verifyOptions(const CompileOptions &options) {
+  return verifyNumWarps(options.numWarps);
+}
+
 CompileOptions mlir::tile::adaptCommonOptions(const Target &target,
                                               CompileOptions options,
                                               bool wavesPerEU) {
-  unsigned maxWarps = 1024 / target.warpSize;
-  options.numWarps = std::clamp(options.numWarps, 1u, maxWarps);
+  // verifyOptions has checked the portable range; a wavefront of 64 lanes
+  // halves what fits in a block.
+  options.numWarps =
+      std::min(options.numWarps, kMaxThreadsPerBlock / target.warpSize);
   options.numStages = std::max(1u, options.numStages);
   if (!wavesPerEU)
     options.wavesPerEU = 0;

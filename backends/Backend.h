@@ -105,6 +105,11 @@ public:
                                                const Target &target) const = 0;
 };
 
+/// Checks the portable options before a backend adapts them: num_warps a
+/// power of two from 1 to 32 (kMaxNumWarps). The error names the option, its
+/// value and what is accepted.
+llvm::Error verifyOptions(const CompileOptions &options);
+
 /// What both backends do to options: warps capped at a 1024-thread block,
 /// num_stages at least 1, waves_per_eu kept only where `wavesPerEU` says it
 /// applies.

@@ -42,6 +42,15 @@ std::pair<Backend *, Target> resolveOrThrow(const std::string &spec) {
     throw StageError(llvm::toString(resolved.takeError()));
   return *resolved;
 }
+
+/// `options` as `backend` compiles them for `target`; StageError where they
+/// are out of range.
+CompileOptions adaptOrThrow(const Backend &backend, const Target &target,
+                            const CompileOptions &options) {
+  if (llvm::Error error = verifyOptions(options))
+    throw StageError(llvm::toString(std::move(error)));
+  return backend.adaptOptions(target, options);
+}
 } // namespace
 
 namespace {
@@ -105,14 +114,14 @@ std::vector<std::string> tensorMapsOf(func::FuncOp func) {
 CompileOptions mlir::tile::optionsForTarget(const std::string &target,
                                             const CompileOptions &options) {
   auto [backend, resolved] = resolveOrThrow(target);
-  return backend->adaptOptions(resolved, options);
+  return adaptOrThrow(*backend, resolved, options);
 }
 
 CompiledKernel mlir::tile::compileKernel(const std::string &tileIR,
                                          const std::string &targetSpec,
                                          const CompileOptions &asked) {
   auto [backend, target] = resolveOrThrow(targetSpec);
-  CompileOptions options = backend->adaptOptions(target, asked);
+  CompileOptions options = adaptOrThrow(*backend, target, asked);
 
   DialectRegistry registry;
   registerKernelDialects(registry);

@@ -42,14 +42,15 @@ struct CompiledKernel {
 };
 
 /// The options a kernel compiles with on `target` (Backend::adaptOptions).
-/// Throws StageError for an unknown target.
+/// Throws StageError for an unknown target or options out of range
+/// (verifyOptions in Backend.h).
 CompileOptions optionsForTarget(const std::string &target,
                                 const CompileOptions &options);
 
 /// Compiles `tileIR` (one kernel, after the target-independent pipeline) for
 /// `target` ("cuda:90", "sm_80", ...), with the built-in backends registered
-/// on first use. Throws StageError with the
-/// diagnostics, located in the kernel's source, when it cannot.
+/// on first use. Throws StageError for options out of range, and with the
+/// diagnostics, located in the kernel's source, when it cannot compile.
 CompiledKernel compileKernel(const std::string &tileIR,
                              const std::string &target,
                              const CompileOptions &options);

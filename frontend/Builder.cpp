@@ -77,12 +77,17 @@ struct frontend::Builder::Impl {
     return Value::getFromOpaquePointer(h.value);
   }
 
+  /// Every value the language sees passes here: tensors beyond the dialect's
+  /// bound stop at the line that makes them.
   Handle handle(Value v, const DType &dtype) {
     Handle h;
     h.value = v.getAsOpaquePointer();
     h.dtype = dtype.name();
-    if (auto tensor = dyn_cast<RankedTensorType>(v.getType()))
+    if (auto tensor = dyn_cast<RankedTensorType>(v.getType())) {
+      if (llvm::Error error = verifyTensorSize(tensor.getShape()))
+        fail(llvm::toString(std::move(error)));
       h.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+    }
     return h;
   }
 

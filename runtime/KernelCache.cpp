@@ -16,9 +16,14 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/xxhash.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <mutex>
+#include <set>
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace mlir::tile;
 
@@ -39,6 +44,39 @@ const std::string &mlir::tile::compilerBuild() {
 namespace {
 
 constexpr llvm::StringLiteral kMagic = "TESSERA-KERNEL 3\n";
+
+/// The most bytes an entry has: far more than any kernel's stages and
+/// binary. A larger file is not an entry, and is not read.
+constexpr uint64_t kMaxEntryBytes = uint64_t(256) << 20;
+
+/// How old a temporary file is when no writer will rename it any more: a
+/// writer that died between writing and renaming left it.
+constexpr std::chrono::hours kStaleTemporaryAge(1);
+
+/// Removes the temporary files of `directory` older than
+/// kStaleTemporaryAge, once per directory and process.
+void removeStaleTemporaries(const std::string &directory) {
+  static std::mutex mutex;
+  static std::set<std::string> swept;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!swept.insert(directory).second)
+      return;
+  }
+  auto now = std::chrono::system_clock::now();
+  std::error_code ec;
+  // Links are not followed: one is removed as the link it is.
+  for (llvm::sys::fs::directory_iterator it(directory, ec,
+                                            /*follow_symlinks=*/false),
+       end;
+       it != end && !ec; it.increment(ec)) {
+    if (llvm::sys::path::extension(it->path()) != ".tmp")
+      continue;
+    llvm::ErrorOr<llvm::sys::fs::basic_file_status> status = it->status();
+    if (status && now - status->getLastModificationTime() > kStaleTemporaryAge)
+      llvm::sys::fs::remove(it->path());
+  }
+}
 
 /// The fields of an entry, in order.
 template <typename Kernel, typename Fn>
@@ -103,6 +141,11 @@ private:
 
 } // namespace
 
+KernelCache::KernelCache(std::string directory)
+    : directory(std::move(directory)) {
+  removeStaleTemporaries(this->directory);
+}
+
 std::optional<KernelCache> KernelCache::fromEnvironment() {
   if (const char *always = std::getenv("TESSERA_ALWAYS_COMPILE"))
     if (llvm::StringRef(always) == "1")
@@ -157,11 +200,6 @@ std::string KernelCache::pathOf(const std::string &key) const {
 std::optional<CompiledKernel> KernelCache::load(const std::string &key,
                                                 std::string &problem) const {
   std::string path = pathOf(key);
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return std::nullopt; // Not there (or unreadable): compile.
-  llvm::StringRef data = (*buffer)->getBuffer();
   auto damaged = [&](const llvm::Twine &why) -> std::optional<CompiledKernel> {
     problem = ("the cached kernel " + path + " is damaged (" + why +
                "); it was removed and the kernel compiled again")
@@ -169,6 +207,23 @@ std::optional<CompiledKernel> KernelCache::load(const std::string &key,
     llvm::sys::fs::remove(path);
     return std::nullopt;
   };
+  // Without blocking: opening a FIFO would wait for a writer.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return std::nullopt; // Not there (or unreadable): compile.
+  struct stat st;
+  bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (!regular || uint64_t(st.st_size) > kMaxEntryBytes) {
+    ::close(fd);
+    return damaged(regular ? "larger than any kernel entry"
+                           : "not a regular file");
+  }
+  auto buffer = llvm::MemoryBuffer::getOpenFile(
+      fd, path, st.st_size, /*RequiresNullTerminator=*/false);
+  ::close(fd);
+  if (!buffer)
+    return std::nullopt;
+  llvm::StringRef data = (*buffer)->getBuffer();
   if (!data.consume_front(kMagic))
     return damaged("not a kernel entry of this format");
   if (data.size() < 8)

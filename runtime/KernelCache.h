@@ -5,7 +5,10 @@
 // the compiler build. Entries are written to a temporary file and renamed
 // into place, so readers never see half of one; each carries a checksum, so
 // a corrupt or truncated entry is found, removed and compiled again, never
-// loaded. Standard library only, like Compiler.h.
+// loaded; what is not a regular file of an entry's size is never read.
+// Temporary files a writer left (it died before renaming) are removed once
+// they are an hour old, when a process first opens the cache. Standard
+// library only, like Compiler.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,8 +24,9 @@ namespace mlir::tile {
 
 class KernelCache {
 public:
-  explicit KernelCache(std::string directory)
-      : directory(std::move(directory)) {}
+  /// Opens the cache in `directory`, removing stale temporary files the
+  /// first time this process opens it.
+  explicit KernelCache(std::string directory);
 
   /// The cache the environment asks for: TESSERA_CACHE_DIR, else
   /// ~/.cache/tessera; none when TESSERA_CACHE_DIR is set but empty, or

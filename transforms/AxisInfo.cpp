@@ -46,14 +46,19 @@ static SmallVector<int64_t> analysisShape(Type type) {
 }
 
 /// Reads a per-dimension hint: an integer applies to every dimension, an
-/// array gives one value per dimension.
+/// array gives one value per dimension. Hints are positive powers of two (the
+/// tile dialect verifies them); beyond kMaxDivisibility they say no more than
+/// it, and products of them stay far from overflowing.
 static void applyHint(Attribute hint, AxisInfo::DimVector &dims) {
+  auto capped = [](int64_t value) {
+    return std::min(value, AxisInfo::kMaxDivisibility);
+  };
   if (auto value = dyn_cast_if_present<IntegerAttr>(hint)) {
     for (int64_t &dim : dims)
-      dim = value.getInt();
+      dim = capped(value.getInt());
   } else if (auto values = dyn_cast_if_present<DenseI64ArrayAttr>(hint)) {
     if (values.size() == static_cast<int64_t>(dims.size()))
-      llvm::copy(values.asArrayRef(), dims.begin());
+      llvm::transform(values.asArrayRef(), dims.begin(), capped);
   }
 }
 

@@ -699,6 +699,8 @@ struct ReduceOfConvert : public OpRewritePattern<ReduceOp> {
 /// and converts.
 Attribute betterCarriedLayout(scf::ForOp loop, unsigned i) {
   BlockArgument arg = loop.getRegionIterArg(i);
+  if (!isa<RankedTensorType>(arg.getType()))
+    return {}; // a scalar has no layout
   Operation *yield = loop.getBody()->getTerminator();
   llvm::SmallDenseMap<Attribute, unsigned> votes;
   Attribute better;
@@ -793,6 +795,8 @@ struct TileAssignLayoutsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(verifyTileTensors(module)))
+      return signalPassFailure();
     Builder b(module.getContext());
     // The module says how many warps of how many lanes, or we tell it.
     auto readOrSet = [&](StringRef name, unsigned fallback) -> unsigned {
@@ -803,6 +807,13 @@ struct TileAssignLayoutsPass
     };
     unsigned warps = readOrSet("tile.num_warps", numWarps);
     unsigned lanes = readOrSet("tile.warp_size", warpSize);
+    llvm::Error invalid = verifyWarpSize(lanes);
+    if (!invalid)
+      invalid = verifyNumWarps(warps, kMaxThreadsPerBlock / lanes);
+    if (invalid) {
+      module.emitError() << llvm::toString(std::move(invalid));
+      return signalPassFailure();
+    }
     LayoutAssigner assigner(module, warps, lanes);
     for (auto func : module.getOps<func::FuncOp>())
       if (!func.isExternal())

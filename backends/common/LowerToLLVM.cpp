@@ -523,6 +523,8 @@ LogicalResult mlir::tile::lowerToLLVM(ModuleOp module,
                        cf::ControlFlowDialect, arith::ArithDialect,
                        math::MathDialect>();
   Location loc = module.getLoc();
+  if (failed(verifyTileTensors(module)))
+    return failure();
   auto numWarpsAttr = module->getAttrOfType<IntegerAttr>("tile.num_warps");
   auto warpSizeAttr = module->getAttrOfType<IntegerAttr>("tile.warp_size");
   if (!numWarpsAttr || !warpSizeAttr)

@@ -10,7 +10,8 @@ def TileAssignLayoutsPass : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
   let description = [{
     Gives every tensor of the module a distributed layout for `num-warps`
     warps of `warp-size` lanes (taken from the module's `tile.num_warps` and
-    `tile.warp_size` when set there, and recorded on it):
+    `tile.warp_size` when set there, and recorded on it; 32 or 64 lanes, and
+    a power of two of warps making at most 1024 threads, else an error):
 
     - loads, stores and atomics get a blocked layout coalesced from the axis
       analysis: the most contiguous dimension fastest, 16-byte vectors where
@@ -32,6 +33,7 @@ def TileAssignLayoutsPass : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
     Option<"warpSize", "warp-size", "unsigned", /*default=*/"32",
            "lanes per warp (when the module does not say)">,
   ];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
 def TileRemoveConversionsPass
@@ -51,6 +53,7 @@ def TileRemoveConversionsPass
     computed in, so that the loop converts once before and after it rather
     than every iteration.
   }];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
 def TileAllocateSharedMemoryPass
@@ -127,6 +130,9 @@ def TilePipelinePass : Pass<"tile-pipeline", "::mlir::ModuleOp"> {
     Option<"numStages", "num-stages", "unsigned", /*default=*/"3",
            "stages of loops that do not say (tile.num_stages)">,
   ];
+  let dependentDialects = ["::mlir::tile::TileDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 #endif // TESSERA_BACKENDS_COMMON_PASSES_TD

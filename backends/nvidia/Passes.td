@@ -98,7 +98,9 @@ def TileNvidiaAsyncWarpGroupDotsPass
     iteration's dots and before the last of these waits (a warp-specialized
     loop freeing its buffers) moves after it. Run it after tile-pipeline.
   }];
-  let dependentDialects = ["::mlir::tile::nvidia::TileNvidiaDialect"];
+  let dependentDialects = ["::mlir::tile::nvidia::TileNvidiaDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def TileNvidiaFenceAsyncSharedPass
@@ -168,7 +170,9 @@ def TileNvidiaPipelinePass
            "stages of loops without their own tile.num_stages">,
   ];
   let dependentDialects = ["::mlir::tile::nvidia::TileNvidiaDialect",
-                           "::mlir::arith::ArithDialect"];
+                           "::mlir::tile::TileDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def TileNvidiaLowerBulkCopiesPass

@@ -18,6 +18,7 @@
 #include "ir/Tile/TileOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 
 namespace mlir::tile {
@@ -352,6 +353,10 @@ struct TileNvidiaSelectBulkCopiesPass
       TileNvidiaSelectBulkCopiesPassBase;
 
   void runOnOperation() override {
+    if (llvm::Error invalid = verifyNumWarps(numWarps)) {
+      getOperation().emitError() << llvm::toString(std::move(invalid));
+      return signalPassFailure();
+    }
     if (computeCapability != 90)
       return;
     // Blocks TMA copies: two dimensions of at most 256, rows of 32 bytes or

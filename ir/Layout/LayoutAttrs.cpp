@@ -383,6 +383,39 @@ NVMMASharedLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
 // Module-level checks
 //===----------------------------------------------------------------------===//
 
+/// The axis analysis' hints (tl.multiple_of, tl.max_contiguous,
+/// tl.max_constancy, and the divisibility a launch specialises on): an
+/// integer, or an array of one per dimension, of positive powers of two,
+/// which the analysis' gcds and products assume. Other attributes succeed.
+static LogicalResult
+verifyAxisHint(function_ref<InFlightDiagnostic()> emitError,
+               NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name != "tile.divisibility" && name != "tile.contiguity" &&
+      name != "tile.constancy")
+    return success();
+  SmallVector<int64_t> values;
+  if (auto value = dyn_cast<IntegerAttr>(attr.getValue()))
+    values.push_back(value.getInt());
+  else if (auto array = dyn_cast<DenseI64ArrayAttr>(attr.getValue()))
+    llvm::append_range(values, array.asArrayRef());
+  else
+    return emitError() << "'" << name
+                       << "' must be an integer or an array of integers";
+  for (int64_t value : values)
+    if (value < 1 || !llvm::isPowerOf2_64(value))
+      return emitError() << "'" << name
+                         << "' must hold positive powers of two, got " << value;
+  return success();
+}
+
+LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op, unsigned,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attr) {
+  return verifyAxisHint(
+      [&] { return op->emitError() << "argument " << argIndex << ": "; }, attr);
+}
+
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
@@ -392,15 +425,28 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << name << "' must be a positive integer";
     return success();
   }
+  if (failed(verifyAxisHint([&] { return op->emitError(); }, attr)))
+    return failure();
   bool isWarpSize = name == "tile.warp_size";
   if (!isWarpSize && name != "tile.num_warps")
     return success();
   auto value = dyn_cast<IntegerAttr>(attr.getValue());
-  if (!value || value.getInt() <= 0 || !llvm::isPowerOf2_64(value.getInt()))
-    return op->emitError() << "'" << name
-                           << "' must be a positive power of two";
+  if (!value)
+    return op->emitError() << "'" << name << "' must be an integer";
+  // Warps of 32 or 64 lanes, as many as a block of 1024 threads holds.
+  llvm::Error invalid = llvm::Error::success();
+  if (isWarpSize) {
+    invalid = verifyWarpSize(value.getInt(), ("'" + name + "'").str());
+  } else {
+    auto warpSize = op->getAttrOfType<IntegerAttr>("tile.warp_size");
+    unsigned lanes = warpSize && warpSize.getInt() == 64 ? 64 : 32;
+    invalid = verifyNumWarps(value.getInt(), kMaxThreadsPerBlock / lanes,
+                             ("'" + name + "'").str());
+  }
+  if (invalid)
+    return op->emitError() << llvm::toString(std::move(invalid));
   // Every distributed layout in the module is made for this warp size and
-  // number of warps.
+  // number of warps, for a tensor small enough for its linear form.
   unsigned expected = value.getInt();
   auto check = [&](Operation *user, Type type) -> LogicalResult {
     auto tensor = dyn_cast<RankedTensorType>(type);
@@ -408,6 +454,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
         tensor ? tensor.getEncoding() : Attribute());
     if (!layout)
       return success();
+    if (llvm::Error error = verifyTensorSize(tensor.getShape()))
+      return user->emitOpError() << llvm::toString(std::move(error));
     unsigned actual = isWarpSize ? layout.getWarpSize() : layout.getNumWarps();
     if (actual == expected)
       return success();

@@ -11,6 +11,25 @@
 using namespace mlir::tile;
 using llvm::ArrayRef;
 
+llvm::Error mlir::tile::verifyWarpSize(int64_t warpSize, llvm::StringRef name) {
+  if (warpSize == 32 || warpSize == 64)
+    return llvm::Error::success();
+  return llvm::createStringError(name + " must be 32 or 64, got " +
+                                 llvm::Twine(warpSize));
+}
+
+llvm::Error mlir::tile::verifyNumWarps(int64_t numWarps, unsigned maxWarps,
+                                       llvm::StringRef name) {
+  if (numWarps >= 1 && numWarps <= maxWarps && llvm::isPowerOf2_64(numWarps))
+    return llvm::Error::success();
+  std::string range = "a power of two from 1 to " + std::to_string(maxWarps);
+  if (maxWarps != kMaxNumWarps)
+    range += " (" + std::to_string(kMaxThreadsPerBlock) + " threads of " +
+             std::to_string(kMaxThreadsPerBlock / maxWarps) + "-lane warps)";
+  return llvm::createStringError(name + " must be " + range + ", got " +
+                                 llvm::Twine(numWarps));
+}
+
 std::string mlir::tile::dimName(unsigned dim) {
   return "dim" + std::to_string(dim);
 }

@@ -16,6 +16,7 @@
 #include "ir/Layout/LinearLayout.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/Error.h"
 
 namespace mlir::tile {
 
@@ -26,6 +27,23 @@ inline constexpr const char *kWarp = "warp";
 inline constexpr const char *kBlock = "block";
 /// Input dimension of shared-memory layouts: the element offset.
 inline constexpr const char *kOffset = "offset";
+
+/// The most warps a block has: Triton's bound, 32 warps of 32 lanes.
+inline constexpr unsigned kMaxNumWarps = 32;
+/// The most threads a block has, on NVIDIA and AMD GPUs alike.
+inline constexpr unsigned kMaxThreadsPerBlock = 1024;
+
+/// An error naming `warpSize` and what is accepted, unless it is 32 or 64.
+/// `name` is what the user wrote it as (an option, an attribute).
+llvm::Error verifyWarpSize(int64_t warpSize,
+                           llvm::StringRef name = "warp_size");
+
+/// An error naming `numWarps` and what is accepted, unless it is a power of
+/// two from 1 to `maxWarps` (kMaxThreadsPerBlock / warp size, where the
+/// warp size is known). Distributed layouts, and the divisions by the
+/// number of warps that make them, rely on it.
+llvm::Error verifyNumWarps(int64_t numWarps, unsigned maxWarps = kMaxNumWarps,
+                           llvm::StringRef name = "num_warps");
 
 /// "dim0", "dim1", ...
 std::string dimName(unsigned dim);

@@ -200,11 +200,33 @@ Type mlir::tile::getI1SameShape(Type type) {
   return getSameShapeAs(type, IntegerType::get(type.getContext(), 1));
 }
 
+llvm::Error mlir::tile::verifyTensorSize(ArrayRef<int64_t> shape) {
+  int64_t elements = 1;
+  for (int64_t size : shape) {
+    if (size < 1)
+      return llvm::Error::success();
+    if (elements > kMaxTensorElements / size) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << "a tensor of shape ";
+      llvm::interleave(shape, os, "x");
+      os << " has more than " << kMaxTensorElements
+         << " elements, the most a tensor may hold";
+      return llvm::createStringError(text);
+    }
+    elements *= size;
+  }
+  return llvm::Error::success();
+}
+
 static LogicalResult checkPowerOfTwo(Operation *op, Type type, StringRef what,
                                      unsigned index) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor)
     return success();
+  if (llvm::Error error = verifyTensorSize(tensor.getShape()))
+    return op->emitOpError()
+           << what << " #" << index << ": " << llvm::toString(std::move(error));
   for (auto [dim, size] : llvm::enumerate(tensor.getShape())) {
     if (ShapedType::isDynamic(size))
       return op->emitOpError()
@@ -216,6 +238,21 @@ static LogicalResult checkPowerOfTwo(Operation *op, Type type, StringRef what,
              << size << ", which is not a power of two";
   }
   return success();
+}
+
+LogicalResult mlir::tile::verifyTileTensors(Operation *root) {
+  WalkResult result = root->walk([&](Operation *op) {
+    for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+      if (failed(checkPowerOfTwo(op, type, "result", i)))
+        return WalkResult::interrupt();
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (auto [i, type] : llvm::enumerate(block.getArgumentTypes()))
+          if (failed(checkPowerOfTwo(op, type, "block argument", i)))
+            return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
 }
 
 LogicalResult mlir::tile::OpTrait::verifyPowerOfTwoShapes(Operation *op) {

@@ -7,6 +7,7 @@
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "llvm/Support/Error.h"
 
 #include "ir/Layout/LayoutAttrs.h"
 
@@ -46,6 +47,21 @@ inline constexpr llvm::StringLiteral kBulkCopyAttr = "tile.bulk_copy";
 /// `box` (elements per dimension), `dtype` (Triton's name), `swizzle`
 /// (bytes: 0, 32, 64, 128), `nan_padding`.
 inline constexpr llvm::StringLiteral kTensorMapAttr = "tile.tensor_map";
+
+/// The most elements a tensor holds (Triton's TRITON_MAX_TENSOR_NUMEL):
+/// layouts index the elements of a tensor with 32-bit linear maps, and a
+/// kernel keeps every element in registers or shared memory.
+inline constexpr int64_t kMaxTensorElements = int64_t(1) << 20;
+
+/// An error naming `shape` unless a tensor of it has at most
+/// kMaxTensorElements elements (dimensions below 1 are left to other checks).
+llvm::Error verifyTensorSize(ArrayRef<int64_t> shape);
+
+/// Fails, with an error at the op, where a tensor that an op under `root`
+/// defines (results and block arguments) is not a tile tensor: static
+/// dimensions that are powers of two, at most kMaxTensorElements elements.
+/// Ops of the tile dialect verify their own; functions and loops do not.
+LogicalResult verifyTileTensors(Operation *root);
 
 /// The dimensions a shared-memory layout lays out (the last ones of a
 /// buffer; those before stack whole tiles).

@@ -12,15 +12,17 @@ def Tile_Dialect : Dialect {
   let description = [{
     The `tile` dialect is Tessera's target-independent kernel IR. A kernel is a
     `func.func` run by every program instance of a launch grid; its values are
-    scalars and ranked tensors whose dimensions are powers of two. Pointers are
-    `!tile.ptr<T>`, and a tensor of pointers is an ordinary tensor. Arithmetic,
-    math and control flow come from `arith`, `math`, `scf` and `func`. Nothing
-    here names a thread, a layout or a target: those belong to the backends.
+    scalars and ranked tensors whose dimensions are powers of two, of at most
+    2^20 elements (Triton's bound). Pointers are `!tile.ptr<T>`, and a tensor
+    of pointers is an ordinary tensor. Arithmetic, math and control flow come
+    from `arith`, `math`, `scf` and `func`. Nothing here names a thread, a
+    layout or a target: those belong to the backends.
   }];
   let dependentDialects = ["arith::ArithDialect"];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
   let hasConstantMaterializer = 1;
   let extraClassDeclaration = [{
     void registerTypes();

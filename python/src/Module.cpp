@@ -311,8 +311,7 @@ PYBIND11_MODULE(_tessera, m) {
       .def("run",
            [](HostModule &self, const std::string &name,
               std::array<int64_t, 3> grid, const py::list &args,
-              const std::vector<std::tuple<uint64_t, uint64_t, std::string>>
-                  &buffers) {
+              const py::list &buffers) {
              // args: ("i", int) | ("f", float) | ("p", address)
              std::vector<HostArg> hostArgs;
              for (py::handle item : args) {
@@ -325,9 +324,15 @@ PYBIND11_MODULE(_tessera, m) {
                else
                  hostArgs.push_back(HostArg::ofPointer(t[1].cast<uint64_t>()));
              }
+             // buffers: (address, bytes, name[, writable])
              std::vector<HostBuffer> hostBuffers;
-             for (const auto &[address, bytes, name] : buffers)
-               hostBuffers.push_back({address, bytes, name});
+             for (py::handle item : buffers) {
+               auto t = item.cast<py::tuple>();
+               hostBuffers.push_back(
+                   {t[0].cast<uint64_t>(), t[1].cast<uint64_t>(),
+                    t[2].cast<std::string>(),
+                    t.size() < 4 || t[3].cast<bool>()});
+             }
              py::gil_scoped_release release;
              self.run(name, grid, hostArgs, hostBuffers);
            });

@@ -18,12 +18,16 @@
 
 namespace mlir::tile {
 
-/// Memory a kernel may touch: [address, address + bytes).
+/// Memory a kernel may touch: [address, address + bytes). A pointer
+/// argument reaches only the buffer holding its address (buffers come in the
+/// order of the pointer arguments, which picks one where several do).
 struct HostBuffer {
   uint64_t address = 0;
   uint64_t bytes = 0;
   /// For messages: the argument it was passed as.
   std::string name;
+  /// Whether the kernel may store to it (false: a read-only array).
+  bool writable = true;
 };
 
 /// A kernel argument: an integer, a float, or a pointer (an address).
@@ -53,7 +57,9 @@ public:
   HostModule &operator=(const HostModule &) = delete;
 
   /// Runs kernel `name` over `grid`; throws HostError on an out-of-bounds
-  /// access, a failed device assert, or an op the interpreter lacks.
+  /// access (one outside the buffer a pointer was derived from), a store to
+  /// a read-only buffer, a failed device assert, or an op the interpreter
+  /// lacks.
   void run(const std::string &name, std::array<int64_t, 3> grid,
            const std::vector<HostArg> &args,
            const std::vector<HostBuffer> &buffers);

@@ -31,8 +31,15 @@ struct RtValue {
   std::vector<int64_t> ints;
   std::vector<double> floats;
   bool isFloat = false;
+  /// Pointers: for each element, the buffer (an index into the kernel's
+  /// buffers) of the argument it was derived from, -1 where not known (read
+  /// from memory, made from an integer); empty where none is known.
+  std::vector<int32_t> origins;
 
   int64_t size() const { return isFloat ? floats.size() : ints.size(); }
+  int32_t originAt(int64_t i) const {
+    return origins.empty() ? -1 : origins[origins.size() == 1 ? 0 : i];
+  }
 };
 
 RtValue makeInts(ArrayRef<int64_t> shape, std::vector<int64_t> values) {
@@ -133,20 +140,44 @@ public:
                          std::array<int64_t, 3> pid) {
     this->pid = pid;
     SmallVector<RtValue> argValues;
+    unsigned pointers = 0;
     for (auto [arg, type] : llvm::zip(args, kernel.getArgumentTypes())) {
-      if (arg.kind == HostArg::Kind::Float)
+      if (arg.kind == HostArg::Kind::Float) {
         argValues.push_back(
             makeFloats({}, {roundTo(cast<FloatType>(type), arg.floatValue)}));
-      else if (arg.kind == HostArg::Kind::Pointer)
+      } else if (arg.kind == HostArg::Kind::Pointer) {
         argValues.push_back(makeInts({}, {int64_t(arg.pointer)}));
-      else
+        argValues.back().origins = {bufferOf(arg.pointer, pointers++)};
+      } else {
         argValues.push_back(makeInts({}, {wrap(arg.intValue, bitWidth(type))}));
+      }
     }
     SmallVector<RtValue> results;
     return callFunction(kernel, argValues, results);
   }
 
 private:
+  /// The buffer a pointer argument (the `ordinal`-th) points into: the
+  /// `ordinal`-th buffer where it holds the address (buffers come in the
+  /// order of the pointer arguments; views of one array share its bounds),
+  /// else the first that does, else one it points just past the end of (an
+  /// empty array); -1 for none.
+  int32_t bufferOf(uint64_t address, unsigned ordinal) const {
+    for (bool pastTheEnd : {false, true}) {
+      auto holds = [&](const HostBuffer &buffer) {
+        return address >= buffer.address &&
+               (address - buffer.address < buffer.bytes ||
+                (pastTheEnd && address - buffer.address == buffer.bytes));
+      };
+      if (ordinal < buffers.size() && holds(buffers[ordinal]))
+        return ordinal;
+      for (auto [i, buffer] : llvm::enumerate(buffers))
+        if (holds(buffer))
+          return i;
+    }
+    return -1;
+  }
+
   llvm::Error callFunction(func::FuncOp func, ArrayRef<RtValue> args,
                            SmallVector<RtValue> &results) {
     DenseMap<Value, RtValue> saved = std::move(values);
@@ -276,29 +307,57 @@ private:
   // Memory
   //===--------------------------------------------------------------------===//
 
-  /// Checks that [address, address + bytes) lies in one buffer.
+  /// Checks that [address, address + bytes) lies in one buffer: the one
+  /// the pointer was derived from where that is known (`origin`, a buffer's
+  /// index, or -1), and one the kernel may write where it `writes`. A pointer
+  /// derived from one argument never reaches another argument's buffer.
   llvm::Error checkAccess(Operation *op, uint64_t address, unsigned bytes,
-                          int64_t element) {
-    for (const HostBuffer &buffer : buffers)
-      if (address >= buffer.address &&
-          address + bytes <= buffer.address + buffer.bytes)
-        return llvm::Error::success();
+                          int64_t element, int32_t origin, bool writes) {
+    // Without overflow: an address near 2^64 must not wrap into a buffer.
+    auto holds = [&](const HostBuffer &buffer) {
+      return address >= buffer.address && bytes <= buffer.bytes &&
+             address - buffer.address <= buffer.bytes - bytes;
+    };
+    const HostBuffer *found = nullptr;
+    auto consider = [&](const HostBuffer &buffer) {
+      if (holds(buffer) && (!found || (writes && !found->writable)))
+        found = &buffer;
+    };
+    if (origin >= 0)
+      consider(buffers[origin]);
+    else
+      llvm::for_each(buffers, consider);
+    if (found && (!writes || found->writable))
+      return llvm::Error::success();
     std::string text;
     llvm::raw_string_ostream os(text);
-    os << "out-of-bounds access by " << op->getName() << " (element " << element
-       << " at address 0x";
-    os.write_hex(address);
-    os << ", program (" << pid[0] << ", " << pid[1] << ", " << pid[2] << "))";
-    // Name the buffer the address is nearest to: most likely the one meant.
-    const HostBuffer *nearest = nullptr;
-    uint64_t best = UINT64_MAX;
-    for (const HostBuffer &buffer : buffers) {
-      uint64_t distance = address < buffer.address
-                              ? buffer.address - address
-                              : address - (buffer.address + buffer.bytes);
-      if (distance < best) {
-        best = distance;
-        nearest = &buffer;
+    auto describe = [&]() -> llvm::raw_ostream & {
+      os << op->getName() << " (element " << element << " at address 0x";
+      os.write_hex(address);
+      return os << ", program (" << pid[0] << ", " << pid[1] << ", " << pid[2]
+                << "))";
+    };
+    if (found) {
+      os << "write to the read-only buffer '" << found->name << "' by ";
+      describe() << ": pass a writable array";
+      return error(op, text);
+    }
+    os << "out-of-bounds access by ";
+    describe();
+    // Name the buffer the pointer was derived from, else the one the
+    // address is nearest to: most likely the one meant.
+    const HostBuffer *nearest = origin >= 0 ? &buffers[origin] : nullptr;
+    if (!nearest) {
+      uint64_t best = UINT64_MAX;
+      for (const HostBuffer &buffer : buffers) {
+        uint64_t end = buffer.address + buffer.bytes;
+        uint64_t distance = address < buffer.address ? buffer.address - address
+                            : address > end          ? address - end
+                                                     : 0;
+        if (distance < best) {
+          best = distance;
+          nearest = &buffer;
+        }
       }
     }
     if (nearest)
@@ -384,7 +443,8 @@ private:
         continue;
       }
       uint64_t address = uint64_t(ptrs.ints[i]);
-      if (llvm::Error err = checkAccess(op, address, bytes, i))
+      if (llvm::Error err = checkAccess(op, address, bytes, i, ptrs.originAt(i),
+                                        /*writes=*/false))
         return err;
       readElement(element, address, result);
     }
@@ -402,7 +462,8 @@ private:
       if (mask && !at(mask->ints, i))
         continue;
       uint64_t address = uint64_t(ptrs.ints[i]);
-      if (llvm::Error err = checkAccess(op, address, bytes, i))
+      if (llvm::Error err = checkAccess(op, address, bytes, i, ptrs.originAt(i),
+                                        /*writes=*/true))
         return err;
       writeElement(element, address, value, i);
     }
@@ -427,7 +488,8 @@ private:
         continue;
       }
       uint64_t address = uint64_t(ptrs.ints[i]);
-      if (llvm::Error err = checkAccess(op, address, bytes, i))
+      if (llvm::Error err = checkAccess(op, address, bytes, i, ptrs.originAt(i),
+                                        /*writes=*/true))
         return err;
       readElement(element, address, old);
       RtValue next;
@@ -497,7 +559,8 @@ private:
     old.isFloat = isa<FloatType>(element);
     for (int64_t i = 0; i < int64_t(ptrs.ints.size()); ++i) {
       uint64_t address = uint64_t(ptrs.ints[i]);
-      if (llvm::Error err = checkAccess(op, address, bytes, i))
+      if (llvm::Error err = checkAccess(op, address, bytes, i, ptrs.originAt(i),
+                                        /*writes=*/true))
         return err;
       readElement(element, address, old);
       bool equal = old.isFloat ? old.floats.back() == at(cmp.floats, i)
@@ -526,6 +589,8 @@ private:
         r.floats.push_back(src.floats[index(i)]);
       else
         r.ints.push_back(src.ints[index(i)]);
+      if (!src.origins.empty())
+        r.origins.push_back(src.originAt(index(i)));
     }
     return r;
   }
@@ -732,6 +797,7 @@ private:
     SmallVector<RtValue> outs(n);
     for (unsigned k = 0; k < n; ++k) {
       outs[k] = get(op.getSrcs()[k]);
+      outs[k].origins.clear(); // combined values come from no one buffer
     }
     SmallVector<int64_t> lineShape(shape);
     lineShape[axis] = 1;
@@ -1045,11 +1111,16 @@ private:
           return done();
         })
         .Case([&](CatOp c) {
-          RtValue v = get(c.getLhs());
-          const RtValue &rhs = get(c.getRhs());
-          v.ints.insert(v.ints.end(), rhs.ints.begin(), rhs.ints.end());
-          v.floats.insert(v.floats.end(), rhs.floats.begin(), rhs.floats.end());
+          const RtValue &l = get(c.getLhs()), &r = get(c.getRhs());
+          RtValue v = l;
+          v.ints.insert(v.ints.end(), r.ints.begin(), r.ints.end());
+          v.floats.insert(v.floats.end(), r.floats.begin(), r.floats.end());
           v.shape = shape;
+          v.origins.clear();
+          if (!l.origins.empty() || !r.origins.empty())
+            for (int64_t i = 0; i < v.size(); ++i)
+              v.origins.push_back(i < l.size() ? l.originAt(i)
+                                               : r.originAt(i - l.size()));
           set(result, std::move(v));
           return done();
         })
@@ -1058,9 +1129,12 @@ private:
           RtValue v;
           v.shape = shape;
           v.isFloat = l.isFloat;
+          bool pointers = !l.origins.empty() || !r.origins.empty();
           for (int64_t i = 0; i < l.size(); ++i) {
             put(v, scalarAt(l, i));
             put(v, scalarAt(r, i));
+            if (pointers)
+              v.origins.insert(v.origins.end(), {l.originAt(i), r.originAt(i)});
           }
           set(result, std::move(v));
           return done();
@@ -1080,7 +1154,9 @@ private:
           std::vector<int64_t> v(p.ints.size());
           for (size_t i = 0; i < v.size(); ++i)
             v[i] = p.ints[i] + at(o.ints, i) * bytes;
-          set(result, makeInts(shape, std::move(v)));
+          RtValue moved = makeInts(shape, std::move(v));
+          moved.origins = p.origins; // an offset stays in its buffer
+          set(result, std::move(moved));
           return done();
         })
         // Addresses are held as integers already.
@@ -1427,8 +1503,13 @@ private:
           v.shape = shape;
           v.isFloat = t.isFloat;
           int64_t n = t.size();
-          for (int64_t i = 0; i < n; ++i)
-            put(v, scalarAt(at(c.ints, i) ? t : f, i));
+          bool pointers = !t.origins.empty() || !f.origins.empty();
+          for (int64_t i = 0; i < n; ++i) {
+            const RtValue &chosen = at(c.ints, i) ? t : f;
+            put(v, scalarAt(chosen, i));
+            if (pointers)
+              v.origins.push_back(chosen.originAt(i));
+          }
           set(result, std::move(v));
           return done();
         })

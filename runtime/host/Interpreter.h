@@ -4,8 +4,10 @@
 // time over a launch grid, on memory the caller owns (numpy arrays, torch CPU
 // tensors). It is how kernels are debugged without a GPU and the reference
 // GPU backends are checked against. Every access is checked against the
-// buffers the caller declared: an out-of-bounds access is an error naming the
-// kernel's source line, never a write to stray memory.
+// buffers the caller declared: a pointer derived from an argument stays in
+// that argument's buffer, stores go to writable buffers only, and anything
+// else is an error naming the kernel's source line, never an access to stray
+// memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,8 +28,8 @@ namespace mlir::tile {
 
 /// Runs `kernel` (a func.func in tile IR) for every program id of `grid`.
 /// Device prints go to `out`. Fails, with the kernel's source location, on
-/// an out-of-bounds access, a failed device assert, or an op the interpreter
-/// does not know.
+/// an out-of-bounds access, a store to a read-only buffer, a failed device
+/// assert, or an op the interpreter does not know.
 llvm::Error interpretKernel(Operation *kernel, std::array<int64_t, 3> grid,
                             llvm::ArrayRef<HostArg> args,
                             llvm::ArrayRef<HostBuffer> buffers,

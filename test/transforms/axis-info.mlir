@@ -177,3 +177,14 @@ func.func @hints(%x: tensor<64xi32>) {
   %sel = arith.select %m, %x, %h : tensor<64xi1>, tensor<64xi32>
   return
 }
+
+// -----
+
+// A hint beyond the analysis' cap (2^30) says no more than the cap, and a
+// product of such values stays a positive power of two.
+// expected-remark @+1 {{arg 0: contiguity = [1], divisibility = [1073741824], constancy = [1]}}
+func.func @hint_beyond_cap(%n: i64 {tile.divisibility = 4611686018427387904 : i64}) {
+  // expected-remark @+1 {{contiguity = [1], divisibility = [1073741824], constancy = [1]}}
+  %m = arith.muli %n, %n : i64
+  return
+}

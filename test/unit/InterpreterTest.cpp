@@ -254,4 +254,75 @@ TEST_F(InterpreterOpsTest, ArgumentCountIsChecked) {
             "kernel 'k' takes 1 arguments, got 0");
 }
 
+/// Stores four i32 at `p + offset`: the accesses the checks below judge.
+constexpr llvm::StringLiteral kStoreAtOffset = R"mlir(
+    func.func @k(%p: !tile.ptr<i32>, %offset: i64) {
+      %r = tile.make_range 0, 4 : tensor<4xi32>
+      %ps = tile.splat %p : tensor<4x!tile.ptr<i32>>
+      %o = tile.splat %offset : tensor<4xi64>
+      %at = tile.addptr %ps, %o : tensor<4x!tile.ptr<i32>>, tensor<4xi64>
+      %q = tile.addptr %at, %r : tensor<4x!tile.ptr<i32>>, tensor<4xi32>
+      tile.store %q, %r : tensor<4x!tile.ptr<i32>>
+      return
+    })mlir";
+
+/// An address near 2^64 does not wrap round the end of the buffer into it.
+TEST_F(InterpreterOpsTest, AddressNearTheTopOfMemoryIsOutOfBounds) {
+  func::FuncOp f = parse(kStoreAtOffset);
+  std::vector<int32_t> x(8);
+  auto address = reinterpret_cast<uint64_t>(x.data());
+  // p + offset * 4 = 2^64 - 4: the element's end wraps to 0.
+  int64_t offset = -int64_t(address / 4) - 1;
+  llvm::Error err = interpretKernel(
+      f, {1, 1, 1}, {HostArg::ofPointer(address), HostArg::ofInt(offset)},
+      {{address, x.size() * 4, "x"}});
+  ASSERT_TRUE(bool(err));
+  std::string message = llvm::toString(std::move(err));
+  EXPECT_NE(message.find("out-of-bounds access by tile.store (element 0 at "
+                         "address 0xfffffffffffffffc"),
+            std::string::npos)
+      << message;
+}
+
+/// A pointer into one argument's buffer never reaches another's, even
+/// where the address lies in it.
+TEST_F(InterpreterOpsTest, PointerStaysInItsArgumentsBuffer) {
+  func::FuncOp f = parse(kStoreAtOffset);
+  std::vector<int32_t> memory(16, -1);
+  // Two arguments, x and y, in one allocation: y starts 8 elements in.
+  auto x = reinterpret_cast<uint64_t>(memory.data());
+  uint64_t y = x + 8 * 4;
+  std::vector<HostBuffer> buffers = {{x, 8 * 4, "x"}, {y, 8 * 4, "y"}};
+  llvm::Error err = interpretKernel(
+      f, {1, 1, 1}, {HostArg::ofPointer(x), HostArg::ofInt(8)}, buffers);
+  ASSERT_TRUE(bool(err));
+  std::string message = llvm::toString(std::move(err));
+  EXPECT_NE(message.find("32 bytes from the start of 'x', which has 32 bytes"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(memory[8], -1);
+  // Within its own buffer, the same kernel writes.
+  ASSERT_FALSE(bool(interpretKernel(
+      f, {1, 1, 1}, {HostArg::ofPointer(y), HostArg::ofInt(0)}, buffers)));
+  EXPECT_EQ(memory[8], 0);
+  EXPECT_EQ(memory[11], 3);
+}
+
+TEST_F(InterpreterOpsTest, StoreToReadOnlyBufferIsAnError) {
+  func::FuncOp f = parse(kStoreAtOffset);
+  std::vector<int32_t> x(4, -1);
+  auto address = reinterpret_cast<uint64_t>(x.data());
+  HostBuffer buffer{address, x.size() * 4, "x"};
+  buffer.writable = false;
+  llvm::Error err = interpretKernel(
+      f, {1, 1, 1}, {HostArg::ofPointer(address), HostArg::ofInt(0)}, {buffer});
+  ASSERT_TRUE(bool(err));
+  std::string message = llvm::toString(std::move(err));
+  EXPECT_NE(message.find("kernel.mlir:8:7: write to the read-only buffer 'x' "
+                         "by tile.store (element 0"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(x, std::vector<int32_t>(4, -1));
+}
+
 } // namespace

@@ -96,6 +96,49 @@ int runPythonFrontend(char **argv) {
 bool isPythonFile(llvm::StringRef arg) {
   return arg.ends_with(".py") && !arg.starts_with("-");
 }
+
+/// The most bytes of tile IR read: far more than any kernel's IR, and where
+/// an endless input (/dev/zero) stops.
+constexpr size_t kMaxInputBytes = size_t(64) << 20;
+
+llvm::Error inputError(const llvm::Twine &why) {
+  return llvm::createStringError("cannot read " +
+                                 llvm::Twine(input.getValue()) + ": " + why);
+}
+
+/// The text of the input: a regular file, or standard input ("-"), of at
+/// most kMaxInputBytes. Anything else (a FIFO, a device) is not opened.
+llvm::Expected<std::string> readInput() {
+  std::string text;
+  if (input == "-") {
+    char chunk[1 << 16];
+    while (true) {
+      llvm::Expected<size_t> read =
+          llvm::sys::fs::readNativeFile(llvm::sys::fs::getStdinHandle(), chunk);
+      if (!read)
+        return inputError(llvm::toString(read.takeError()));
+      if (*read == 0)
+        return text;
+      if (text.size() + *read > kMaxInputBytes)
+        return inputError("more than " + llvm::Twine(kMaxInputBytes >> 20) +
+                          " MiB, larger than any kernel's IR");
+      text.append(chunk, *read);
+    }
+  }
+  llvm::sys::fs::file_status status;
+  if (std::error_code ec = llvm::sys::fs::status(input, status))
+    return inputError(ec.message());
+  if (status.type() != llvm::sys::fs::file_type::regular_file)
+    return inputError("not a regular file");
+  if (status.getSize() > kMaxInputBytes)
+    return inputError("more than " + llvm::Twine(kMaxInputBytes >> 20) +
+                      " MiB, larger than any kernel's IR");
+  auto buffer = llvm::MemoryBuffer::getFile(input, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return inputError(buffer.getError().message());
+  return (*buffer)->getBuffer().str();
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -109,17 +152,16 @@ int main(int argc, char **argv) {
   // resets every command-line option.
   const Emit what = emit;
   const std::string outputPath = output;
-  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(input);
-  if (!buffer) {
-    llvm::WithColor::error() << "cannot read " << input << ": "
-                             << buffer.getError().message() << "\n";
+  llvm::Expected<std::string> tileIR = readInput();
+  if (!tileIR) {
+    llvm::WithColor::error() << llvm::toString(tileIR.takeError()) << "\n";
     return 1;
   }
   CompileOptions options;
   options.numWarps = numWarps;
   CompiledKernel kernel;
   try {
-    kernel = compileKernel((*buffer)->getBuffer().str(), target, options);
+    kernel = compileKernel(*tileIR, target, options);
   } catch (const StageError &error) {
     llvm::WithColor::error() << error.what() << "\n";
     return 1;

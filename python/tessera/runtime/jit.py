@@ -56,10 +56,10 @@ type_canonicalisation_dict = {
 class _Pointer:
     """A tensor argument: its element dtype, address and the memory it spans."""
 
-    def __init__(self, dtype, address, base, nbytes, on_host, device=0):
+    def __init__(self, dtype, address, base, nbytes, on_host, device=0, writable=True):
         self.dtype, self.address, self.base, self.nbytes, self.on_host = (
             dtype, address, base, nbytes, on_host)
-        self.device = device
+        self.device, self.writable = device, writable
 
 
 @functools.cache
@@ -192,7 +192,8 @@ def _as_pointer(value):
         while isinstance(base.base, np.ndarray):
             base = base.base
         low, high = _byte_bounds(base)
-        return _Pointer(dtype, array.__array_interface__["data"][0], low, high - low, True)
+        return _Pointer(dtype, array.__array_interface__["data"][0], low, high - low, True,
+                        writable=array.flags.writeable)
     interface = getattr(value, "__cuda_array_interface__", None)
     if interface is not None:  # cupy, numba and friends
         import numpy as np
@@ -735,7 +736,7 @@ class JITFunction:
         for name, value, kind in launch:
             if kind == "p":
                 host_args.append(("p", value.address))
-                buffers.append((value.base, value.nbytes, name))
+                buffers.append((value.base, value.nbytes, name, value.writable))
             elif kind == "f32":
                 host_args.append(("f", value))
             else:

@@ -163,6 +163,43 @@ module attributes {tile.num_warps = 8 : i32} {
 
 // -----
 
-// expected-error @+1 {{'tile.num_warps' must be a positive power of two}}
+// expected-error @+1 {{'tile.num_warps' must be a power of two from 1 to 32, got 6}}
 module attributes {tile.num_warps = 6 : i32} {
+}
+
+// -----
+
+// Triton's bound: at most 32 warps.
+// expected-error @+1 {{'tile.num_warps' must be a power of two from 1 to 32, got 64}}
+module attributes {tile.num_warps = 64 : i32} {
+}
+
+// -----
+
+// expected-error @+1 {{'tile.num_warps' must be a power of two from 1 to 32, got 0}}
+module attributes {tile.num_warps = 0 : i32} {
+}
+
+// -----
+
+// A block holds 1024 threads: 16 warps of 64 lanes.
+// expected-error @+1 {{'tile.num_warps' must be a power of two from 1 to 16 (1024 threads of 64-lane warps), got 32}}
+module attributes {tile.num_warps = 32 : i32, tile.warp_size = 64 : i32} {
+}
+
+// -----
+
+// expected-error @+1 {{'tile.warp_size' must be 32 or 64, got 16}}
+module attributes {tile.warp_size = 16 : i32} {
+}
+
+// -----
+
+// A tensor given a layout is bounded like any other, even outside tile ops.
+#blocked = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {tile.num_warps = 4 : i32, tile.warp_size = 32 : i32} {
+  // expected-error @+1 {{'func.func' op a tensor of shape 65536x65536 has more than 1048576 elements, the most a tensor may hold}}
+  func.func @huge_layout(%x: tensor<65536x65536xf32, #blocked>) {
+    return
+  }
 }

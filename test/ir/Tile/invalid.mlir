@@ -691,3 +691,50 @@ func.func @descriptor_reduce_kind(%d: !tile.tensordesc<tensor<64xf32>>, %i: i32,
   tile.descriptor_reduce add, %d[%i], %v : !tile.tensordesc<tensor<64xf32>>, tensor<64xf32>
   return
 }
+
+// -----
+
+// Triton's bound on a tensor: 2^20 elements.
+func.func @range_too_large() {
+  // expected-error @+1 {{'tile.make_range' op result #0: a tensor of shape 2147483648 has more than 1048576 elements, the most a tensor may hold}}
+  %0 = tile.make_range 0, 2147483648 : tensor<2147483648xi32>
+  return
+}
+
+// -----
+
+func.func @splat_too_large(%x: f32) {
+  // expected-error @+1 {{'tile.splat' op result #0: a tensor of shape 2048x1024 has more than 1048576 elements, the most a tensor may hold}}
+  %0 = tile.splat %x : tensor<2048x1024xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument 0: 'tile.divisibility' must hold positive powers of two, got -16}}
+func.func @negative_divisibility(%p: !tile.ptr<f32> {tile.divisibility = -16 : i32}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{argument 1: 'tile.divisibility' must hold positive powers of two, got 0}}
+func.func @zero_divisibility(%p: !tile.ptr<f32>, %n: i32 {tile.divisibility = 0 : i32}) {
+  return
+}
+
+// -----
+
+func.func @contiguity_not_power_of_two() {
+  // expected-error @+1 {{'tile.contiguity' must hold positive powers of two, got 3}}
+  %0 = tile.make_range 0, 16 {tile.contiguity = array<i64: 3>} : tensor<16xi32>
+  return
+}
+
+// -----
+
+func.func @constancy_not_integer(%n: i32) {
+  // expected-error @+1 {{'tile.constancy' must be an integer or an array of integers}}
+  %0 = arith.addi %n, %n {tile.constancy = "two"} : i32
+  return
+}
