@@ -234,6 +234,12 @@ struct TileNvidiaAssignMmaPass
     SmallVector<DotOp> dots;
     module.walk([&](DotOp dot) { dots.push_back(dot); });
     for (DotOp dot : dots)
+      if (!dot.getType().getEncoding()) {
+        dot.emitOpError("has no layout: run tile-assign-layouts before the "
+                        "mma stage");
+        return signalPassFailure();
+      }
+    for (DotOp dot : dots)
       assign(dot, numWarps);
   }
 

@@ -39,9 +39,16 @@ static unsigned product(ArrayRef<unsigned> values) {
 static LogicalResult
 verifyPowersOfTwo(function_ref<InFlightDiagnostic()> emitError, StringRef name,
                   ArrayRef<unsigned> values) {
-  for (unsigned v : values)
+  uint64_t product = 1;
+  for (unsigned v : values) {
     if (!llvm::isPowerOf2_32(v))
       return emitError() << name << " must hold powers of two, got " << v;
+    product *= v;
+    // No tensor has more elements: larger counts only overflow the layout.
+    if (product > uint64_t(kMaxTensorElements))
+      return emitError() << name << " must hold at most " << kMaxTensorElements
+                         << " in all, got " << product;
+  }
   return success();
 }
 

@@ -49,6 +49,16 @@ def compile_check(request, monkeypatch):
 
 
 @pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    """A kernel cache of the test's own, compiled into by the test alone (not
+    by --compile-for's checks), whatever the environment asks."""
+    monkeypatch.setenv("TESSERA_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("TESSERA_ALWAYS_COMPILE", raising=False)
+    monkeypatch.delenv("TESSERA_COMPILE_CHECK", raising=False)
+    return tmp_path
+
+
+@pytest.fixture
 def device(request, monkeypatch):
     name = request.config.getoption("--device")
     if name != "interpreter":

@@ -18,15 +18,6 @@ def cached_kernel(x_ptr, n, BLOCK: tl.constexpr):
     tl.store(x_ptr + offs, offs * 3, mask=offs < n)
 
 
-@pytest.fixture
-def cache_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("TESSERA_CACHE_DIR", str(tmp_path))
-    monkeypatch.delenv("TESSERA_ALWAYS_COMPILE", raising=False)
-    # Only the tests compile here (not --compile-for's checks).
-    monkeypatch.delenv("TESSERA_COMPILE_CHECK", raising=False)
-    return tmp_path
-
-
 def tile_ir(block=128):
     x = np.zeros(16, np.int32)
     return cached_kernel.warmup(x, 16, BLOCK=block)._tile_ir

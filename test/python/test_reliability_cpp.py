@@ -106,14 +106,6 @@ def test_tensor_of_2_to_the_20_elements_is_accepted():
 
 # The kernel cache reads regular files only, and clears what writers left.
 
-@pytest.fixture
-def cache_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("TESSERA_CACHE_DIR", str(tmp_path))
-    monkeypatch.delenv("TESSERA_ALWAYS_COMPILE", raising=False)
-    monkeypatch.delenv("TESSERA_COMPILE_CHECK", raising=False)
-    return tmp_path
-
-
 def stored_entry(directory):
     ir = copy.warmup(np.zeros(128, np.float32), np.zeros(128, np.float32), BLOCK=128)._tile_ir
     good, note = _tessera.compile_cached(ir, "cuda:90")

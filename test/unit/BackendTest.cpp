@@ -25,6 +25,30 @@ std::string errorOf(llvm::Error error) {
   return llvm::toString(std::move(error));
 }
 
+/// The sm_90a PTX of the LLVM IR `text`; "" after a failure it reports.
+std::string sm90aPtxOf(const char *text) {
+  Backend *nvidia = lookupBackend("nvidia");
+  if (!nvidia) {
+    ADD_FAILURE() << "no nvidia backend";
+    return "";
+  }
+  llvm::LLVMContext context;
+  llvm::SMDiagnostic diag;
+  std::unique_ptr<llvm::Module> module =
+      llvm::parseAssemblyString(text, diag, context);
+  if (!module) {
+    ADD_FAILURE() << diag.getMessage().str();
+    return "";
+  }
+  llvm::Expected<std::string> ptx = nvidia->emitAssembly(
+      *module, *nvidia->parseTarget("sm_90a"), CompileOptions());
+  if (!ptx) {
+    ADD_FAILURE() << errorOf(ptx.takeError());
+    return "";
+  }
+  return *ptx;
+}
+
 TEST_F(BackendTest, ResolvesNvidiaTargets) {
   for (auto [spec, arch] :
        {std::pair("cuda:90", "sm_90a"), std::pair("cuda:sm_90a", "sm_90a"),
@@ -113,41 +137,25 @@ define ptx_kernel void @products(ptr addrspace(1) %p, i32 %a, i32 %b) {
 // The code generators skip straight-line strength reduction, whose time
 // grows with the square of a block's length (lowered tiles are long blocks).
 TEST_F(BackendTest, CodeGenerationSkipsStraightLineStrengthReduction) {
-  Backend *nvidia = lookupBackend("nvidia");
-  ASSERT_NE(nvidia, nullptr);
-  llvm::LLVMContext context;
-  llvm::SMDiagnostic diag;
-  std::unique_ptr<llvm::Module> module =
-      llvm::parseAssemblyString(kStridedProductsIR, diag, context);
-  ASSERT_TRUE(module) << diag.getMessage().str();
-  Target target = *nvidia->parseTarget("sm_90a");
-  llvm::Expected<std::string> ptx =
-      nvidia->emitAssembly(*module, target, CompileOptions());
-  ASSERT_TRUE(bool(ptx)) << errorOf(ptx.takeError());
+  std::string ptx = sm90aPtxOf(kStridedProductsIR);
+  ASSERT_FALSE(ptx.empty());
   size_t multiplies = 0;
-  for (size_t at = ptx->find("mul.lo.s32"); at != std::string::npos;
-       at = ptx->find("mul.lo.s32", at + 1))
+  for (size_t at = ptx.find("mul.lo.s32"); at != std::string::npos;
+       at = ptx.find("mul.lo.s32", at + 1))
     ++multiplies;
-  EXPECT_EQ(multiplies, 3u) << *ptx;
+  EXPECT_EQ(multiplies, 3u) << ptx;
 }
 
 TEST_F(BackendTest, EmitsPtxAndCubinThatRun) {
-  Backend *nvidia = lookupBackend("nvidia");
-  ASSERT_NE(nvidia, nullptr);
-  llvm::LLVMContext context;
-  llvm::SMDiagnostic diag;
-  std::unique_ptr<llvm::Module> module =
-      llvm::parseAssemblyString(kVectorAddIR, diag, context);
-  ASSERT_TRUE(module) << diag.getMessage().str();
-  Target target = *nvidia->parseTarget("sm_90a");
-  llvm::Expected<std::string> ptx =
-      nvidia->emitAssembly(*module, target, CompileOptions());
-  ASSERT_TRUE(bool(ptx)) << errorOf(ptx.takeError());
-  EXPECT_NE(ptx->find(".target sm_90a"), std::string::npos) << *ptx;
-  EXPECT_NE(ptx->find(".visible .entry add("), std::string::npos) << *ptx;
-  EXPECT_NE(ptx->find("ld.global.b32"), std::string::npos) << *ptx;
+  std::string ptx = sm90aPtxOf(kVectorAddIR);
+  ASSERT_FALSE(ptx.empty());
+  EXPECT_NE(ptx.find(".target sm_90a"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find(".visible .entry add("), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find("ld.global.b32"), std::string::npos) << ptx;
 
-  llvm::Expected<std::string> cubin = nvidia->assemble(*ptx, target);
+  Backend *nvidia = lookupBackend("nvidia");
+  Target target = *nvidia->parseTarget("sm_90a");
+  llvm::Expected<std::string> cubin = nvidia->assemble(ptx, target);
   if (!cubin) {
     std::string why = errorOf(cubin.takeError());
     if (why.find("ptxas was not found") != std::string::npos)

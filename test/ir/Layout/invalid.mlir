@@ -22,6 +22,14 @@ func.func @blocked_pow2(%a: tensor<4x4xf32, #tile.blocked<{sizePerThread = [1, 3
 
 // -----
 
+// Counts past the largest tensor would overflow the layout's linear form.
+// expected-error @+1 {{sizePerThread must hold at most 1048576 in all, got 2147483648}}
+func.func @blocked_too_large(%a: tensor<64x64xf16, #tile.blocked<{sizePerThread = [1, 2147483648], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>>) {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{order must be a permutation of 0..1}}
 func.func @blocked_order(%a: tensor<4x4xf32, #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 1]}>>) {
   return
