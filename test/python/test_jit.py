@@ -254,6 +254,21 @@ def test_64_bit_scalar_arguments(device, value):
     assert out.tolist() == [value, 1]
 
 
+def test_warmup_compiles_for_the_gpu_of_its_arguments(device):
+    # As Triton's: the binary is there after warmup, nothing launched.
+    x = np.arange(16, dtype=np.float32)
+    y = np.zeros(16, np.float32)
+    kernel = scaled_copy.warmup(x, y, 16, 1, BLOCK=16, grid=(1,))
+    if device == "cuda":
+        assert ".entry scaled_copy" in dict.get(kernel.asm, "ptx", "")
+        assert kernel.asm["cubin"]
+    elif device == "hip":
+        assert "scaled_copy" in dict.get(kernel.asm, "amdgcn", "")
+    else:
+        assert "ptx" not in dict.keys(kernel.asm)
+    assert not y.any()
+
+
 def test_stages_answer_to_tritons_names():
     x = np.zeros(16, np.float32)
     kernel = scaled_copy.warmup(x, x, 16, 1, BLOCK=16)

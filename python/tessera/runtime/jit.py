@@ -618,10 +618,16 @@ class JITFunction:
         return True
 
     def warmup(self, *args, grid=None, **kwargs):
-        """Compiles for these arguments without running; returns the
-        compiled kernel, whose `asm` holds the IR of each stage."""
+        """Compiles for these arguments without running, down to the binary
+        of the GPU they are on (as a launch would); returns the compiled
+        kernel, whose `asm` holds the IR of each stage."""
         arguments, options = self._bind_launch(args, kwargs)
-        return self._get_compiled(arguments, options)["kernel"]
+        entry = self._get_compiled(arguments, options)
+        kernel = entry["kernel"]
+        device = self._placement([value for _, value, kind in entry["launch"] if kind == "p"])
+        if device is not None:
+            kernel.compile_for(gpu.target(device))
+        return kernel
 
     # Launch options and their defaults: waves_per_eu is AMD's occupancy
     # hint (wavefronts per execution unit, 0 the compiler's choice),
