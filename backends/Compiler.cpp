@@ -137,16 +137,24 @@ CompiledKernel mlir::tile::compileKernel(const std::string &tileIR,
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(tileIR, &context);
   if (!module)
     throw StageError("cannot parse the kernel's IR:\n" + diagnostics.text());
-  CompiledKernel kernel;
+  SmallVector<func::FuncOp> kernels;
   for (auto func : module->getOps<func::FuncOp>())
-    if (func.isPublic() && !func.isExternal()) {
-      kernel.name = func.getName().str();
-      kernel.parameterTypes.clear();
-      for (Type type : func.getArgumentTypes())
-        kernel.parameterTypes.push_back(parameterType(type));
-    }
-  if (kernel.name.empty())
+    if (func.isPublic() && !func.isExternal())
+      kernels.push_back(func);
+  if (kernels.empty())
     throw StageError("the module has no kernel (a public function)");
+  if (kernels.size() > 1) {
+    std::string names;
+    for (func::FuncOp func : kernels)
+      names += (names.empty() ? "" : ", ") + func.getName().str();
+    throw StageError("the module has " + std::to_string(kernels.size()) +
+                     " kernels (public functions: " + names +
+                     "); a module holds one");
+  }
+  CompiledKernel kernel;
+  kernel.name = kernels.front().getName().str();
+  for (Type type : kernels.front().getArgumentTypes())
+    kernel.parameterTypes.push_back(parameterType(type));
   kernel.backend = target.backend;
   kernel.arch = target.arch;
   kernel.warpSize = target.warpSize;

@@ -219,7 +219,7 @@ def test_launch_options_are_accepted_and_specialise(device):
         scaled_copy[(1,)](x, y, 64, 1, BLOCK=64, maxnreg="many")
     with pytest.raises(TypeError, match="launch_cooperative_grid must be True or False"):
         scaled_copy[(1,)](x, y, 64, 1, BLOCK=64, launch_cooperative_grid=None)
-    with pytest.raises(AssertionError, match="scaled_copy: num_warps must be a power of 2, got 3"):
+    with pytest.raises(AssertionError, match="scaled_copy: num_warps must be a power of 2 from 1 to 32, got 3"):
         scaled_copy[(1,)](x, y, 64, 1, BLOCK=64, num_warps=3)
 
 

@@ -49,18 +49,26 @@ def compile_copy(num_warps, target="cuda:90"):
 
 # num_warps: a power of two from 1 to 32 (Triton's bound).
 
-@pytest.mark.parametrize("num_warps", [0, 3, 2**32 - 1])
-def test_num_warps_not_a_power_of_two_is_an_assertion(num_warps):
-    with pytest.raises(AssertionError, match=f"num_warps must be a power of 2, got {num_warps}"):
-        compile_copy(num_warps)
-
-
-@pytest.mark.parametrize("num_warps", [64, 1024])
+@pytest.mark.parametrize("num_warps", [0, 3, 64, 1024, 2**32 - 1, 2**32, 2**70])
 @pytest.mark.parametrize("target", ["cuda:90", "hip:gfx942"])
-def test_num_warps_beyond_32_is_a_compilation_error(num_warps, target):
-    with pytest.raises(tessera.CompilationError,
-                       match=f"num_warps must be a power of two from 1 to 32, got {num_warps}"):
+def test_num_warps_outside_the_powers_of_two_to_32_is_an_assertion(num_warps, target):
+    with pytest.raises(AssertionError,
+                       match=f"num_warps must be a power of 2 from 1 to 32, got {num_warps}"):
         compile_copy(num_warps, target)
+    x = np.zeros(128, np.float32)
+    with pytest.raises(AssertionError, match="num_warps must be a power of 2 from 1 to 32"):
+        copy[(1,)](x, x, BLOCK=128, num_warps=num_warps)
+
+
+@pytest.mark.parametrize("option, value", [("num_stages", -1), ("num_stages", 2**32),
+                                           ("waves_per_eu", 2**40), ("num_stages", 2.5)])
+def test_stage_and_wave_counts_out_of_range_are_named(option, value):
+    x = np.zeros(128, np.float32)
+    with pytest.raises(ValueError, match=f"{option} must be an integer from 0 to 2\\*\\*31 - 1, "
+                                         f"got {value}"):
+        copy[(1,)](x, x, BLOCK=128, **{option: value})
+    with pytest.raises(TypeError, match="maxnreg must be a positive integer or None"):
+        copy[(1,)](x, x, BLOCK=128, maxnreg=2**32)
 
 
 @pytest.mark.parametrize("num_warps", [1, 32])

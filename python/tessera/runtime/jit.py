@@ -851,17 +851,23 @@ def _checked_grid(kernel_name, grid, given_as="the grid is"):
 
 
 def _checked_options(kernel_name, options):
-    """`options` (JITFunction._OPTIONS' names), or a TypeError naming the
-    one with a value of the wrong kind."""
+    """`options` (JITFunction._OPTIONS' names), or an error naming the one
+    with a value of the wrong kind or out of range."""
     num_warps = options["num_warps"]
-    if not isinstance(num_warps, numbers.Integral) or num_warps < 1 \
+    if not isinstance(num_warps, numbers.Integral) or not 1 <= num_warps <= 32 \
             or num_warps & (num_warps - 1):
         # AssertionError, as Triton raises it.
-        raise AssertionError(f"{kernel_name}: num_warps must be a power of 2, got {num_warps!r}")
+        raise AssertionError(f"{kernel_name}: num_warps must be a power of 2 from 1 to 32, "
+                             f"got {num_warps!r}")
     maxnreg = options["maxnreg"]
-    if maxnreg is not None and (not isinstance(maxnreg, numbers.Integral) or maxnreg <= 0):
+    if maxnreg is not None and (not isinstance(maxnreg, numbers.Integral)
+                                or not 0 < maxnreg < 2**31):
         raise TypeError(f"{kernel_name}: maxnreg must be a positive integer or None, "
                         f"got {maxnreg!r}")
+    for name in ("num_stages", "waves_per_eu"):
+        if not isinstance(options[name], numbers.Integral) or not 0 <= options[name] < 2**31:
+            raise ValueError(f"{kernel_name}: {name} must be an integer from 0 to 2**31 - 1, "
+                             f"got {options[name]!r}")
     for name in ("enable_fp_fusion", "launch_cooperative_grid"):
         if not isinstance(options[name], (bool, numbers.Integral)):
             raise TypeError(f"{kernel_name}: {name} must be True or False, "
