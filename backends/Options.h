@@ -27,6 +27,10 @@ struct CompileOptions {
   /// such a kernel takes tensor maps after its parameters
   /// (CompiledKernel::tensorMaps), which AOT launchers do not pass.
   bool bulkCopies = true;
+  /// NVIDIA: dots on Hopper's warpgroup instructions (wgmma, MMA version 3)
+  /// where the target has them; false keeps them on mma.sync, as Triton's
+  /// DISABLE_MMA_V3 does.
+  bool mmaV3 = true;
 };
 
 } // namespace mlir::tile

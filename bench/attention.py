@@ -4,8 +4,8 @@
 configs; B=4 H=32 N=4096, head dim 64 and 128, causal and not. FLOPs are
 4*B*H*N^2*D, halved when causal. Two forms of the kernel: with pointers, and
 with tensor descriptors as the tutorial has it (TMA copies on Hopper), tuned
-with and without `warp_specialize`. Upstream Triton on mma.sync is timed too
-("triton-sm80", a child process as in bench/matmul.py, common.mma_sync_child).
+with and without `warp_specialize`. Both DSLs on mma.sync are timed too, the
+pointer form in child processes as in bench/matmul.py (common.mma_sync_child).
 Then the cold compile of the kernel: its
 first launch in a fresh process with an empty cache (TESSERA_CACHE_DIR,
 TRITON_CACHE_DIR), Python start-up and imports excluded, as bench/compile.py
@@ -301,12 +301,13 @@ def operands(torch, B, H, N, D):
                  for _ in range(3))
 
 
-def run_triton_child(cases):
-    """The child: upstream Triton only, over `cases` ([B, H, N, D, causal])
+def run_child(dsl, cases):
+    """The child: `dsl` only, over `cases` ([B, H, N, D, causal])
     (common.report_to_parent)."""
     import torch
     from common import bench, report_to_parent
-    theirs = kernels_of("triton")
+    warnings.filterwarnings("ignore", message="tessera: autotuning")
+    theirs = kernels_of(dsl)
 
     def measure(B, H, N, D, causal):
         q, k, v = operands(torch, B, H, N, D)
@@ -357,7 +358,7 @@ def main():
     parser.add_argument("--quick", action="store_true", help="B=1 H=8 N=1024 D=64, not causal")
     parser.add_argument("--check", action="store_true",
                         help="run the kernel on Tessera's host interpreter (no GPU needed)")
-    parser.add_argument("--triton-child", metavar="CASES", help=argparse.SUPPRESS)
+    parser.add_argument("--child", nargs=2, metavar=("DSL", "CASES"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.check:
         with tempfile.TemporaryDirectory() as cache:
@@ -369,8 +370,8 @@ def main():
         sys.exit("bench/attention.py: needs PyTorch with CUDA (--check runs without it)")
     if not torch.cuda.is_available():
         sys.exit("bench/attention.py: PyTorch sees no CUDA GPU (--check runs without one)")
-    if args.triton_child:
-        return run_triton_child(json.loads(args.triton_child))
+    if args.child:
+        return run_child(args.child[0], json.loads(args.child[1]))
     from common import bench_in_turn, report
     # Configs a chip cannot hold (shared memory) are skipped by both tuners.
     warnings.filterwarnings("ignore", message="tessera: autotuning")
@@ -386,10 +387,13 @@ def main():
     else:
         versions += ", upstream Triton not installed: only Tessera and PyTorch"
     print(f"# {torch.cuda.get_device_name()}, {versions}", flush=True)
+    # Both DSLs on mma.sync too (Tessera's own figures are on wgmma where
+    # the GPU has it), each in a child process.
+    cases = [[B, H, N, D, causal] for D, causal in variants]
+    ours_sync, ours_column = mma_sync_child(os.path.abspath(__file__), cases, "tessera")
     mma_sync, column = {}, "triton-sm80"
     if theirs is not None:
-        mma_sync, column = mma_sync_child(os.path.abspath(__file__),
-                                          [[B, H, N, D, causal] for D, causal in variants])
+        mma_sync, column = mma_sync_child(os.path.abspath(__file__), cases)
     sdpa = torch.nn.functional.scaled_dot_product_attention
     for D, causal in variants:
         q, k, v = operands(torch, B, H, N, D)
@@ -408,9 +412,11 @@ def main():
                 "triton": None if theirs is None else lambda: form(theirs, q, k, v, o, causal)})
             refs = {ref: tflops(ms[ref]) for ref in ("torch-sdpa", "triton")
                     if ms[ref] is not None}
-            if not suffix and theirs is not None:
-                refs[column] = mma_sync.get(name_of(B, H, N, D, causal))
             report(name_of(B, H, N, D, causal) + suffix, "TFLOP/s", tflops(ms["tessera"]), refs)
+        name = name_of(B, H, N, D, causal)
+        if ours_sync.get(name) is not None:
+            report(f"{name} on mma.sync ({ours_column})", "TFLOP/s", ours_sync[name],
+                   {column: mma_sync.get(name)})
     for D, causal in variants:
         cold = cold_compile_ms("tessera", D, causal)
         triton = cold_compile_ms("triton", D, causal) if theirs is not None else None

@@ -42,17 +42,20 @@ def child_ms(dsl, code, cache, **env):
     return float(result.stdout.split()[-1])
 
 
-def mma_sync_child(script, cases):
-    """Upstream Triton on mma.sync, timed by a child process: `script
-    --triton-child CASES` (CASES as JSON) with TRITON_OVERRIDE_ARCH=sm80,
-    which Triton reads when it compiles; where that binary does not load on
-    this GPU, again with DISABLE_MMA_V3=1 (Triton's own target, mma.sync in
-    place of wgmma). The child prints {"figures": {case: value or null},
-    "errors": {case: message}} as its last line. Returns the figures and the
-    column's name ("triton-sm80" or "triton-mmav2")."""
-    for column, env in (("triton-sm80", {"TRITON_OVERRIDE_ARCH": "sm80"}),
-                        ("triton-mmav2", {"DISABLE_MMA_V3": "1"})):
-        done = subprocess.run([sys.executable, script, "--triton-child", json.dumps(cases)],
+def mma_sync_child(script, cases, dsl="triton"):
+    """`dsl` on mma.sync, timed by a child process: `script --child DSL
+    CASES` (CASES as JSON). Upstream Triton with TRITON_OVERRIDE_ARCH=sm80,
+    which it reads when it compiles; where that binary does not load on
+    this GPU, again with DISABLE_MMA_V3=1 (its own target, mma.sync in place
+    of wgmma), which is how Tessera is run (TESSERA_DISABLE_MMA_V3=1). The
+    child prints {"figures": {case: value or null}, "errors": {case:
+    message}} as its last line. Returns the figures and the column's name
+    ("triton-sm80", "triton-mmav2" or "tessera-mmav2")."""
+    envs = ((("triton-sm80", {"TRITON_OVERRIDE_ARCH": "sm80"}),
+             ("triton-mmav2", {"DISABLE_MMA_V3": "1"})) if dsl == "triton"
+            else (("tessera-mmav2", {"TESSERA_DISABLE_MMA_V3": "1"}),))
+    for column, env in envs:
+        done = subprocess.run([sys.executable, script, "--child", dsl, json.dumps(cases)],
                               env=dict(os.environ, **env), capture_output=True, text=True)
         try:
             result = json.loads(done.stdout.strip().splitlines()[-1])
@@ -64,7 +67,7 @@ def mma_sync_child(script, cases):
             print(f"# {column}, {case}: {error}", flush=True)
         if any(v is not None for v in result["figures"].values()):
             return result["figures"], column
-    return {}, "triton-sm80"
+    return {}, envs[0][0]
 
 
 def report_to_parent(measures):

@@ -10,11 +10,13 @@ with `tl.range(..., flatten=True)`, C stored whole or in two subtiles, with
 and without `warp_specialize`, over the tutorial's 8-warp configs); then the cold compile (the first launch
 in a fresh process, empty cache) of the tutorial's first config.
 
-Upstream Triton on mma.sync is timed too ("triton-sm80"): a child process of
-this script with TRITON_OVERRIDE_ARCH=sm80, which Triton reads when it
-compiles. An sm_80 binary may not load on a newer GPU; then the child runs
-again with DISABLE_MMA_V3=1, which keeps Triton's target and takes mma.sync
-in place of wgmma, and the column says "triton-mmav2".
+Both DSLs on mma.sync are timed too, each by a child process of this script
+(a line "... on mma.sync" after each pointer row): Tessera with
+TESSERA_DISABLE_MMA_V3=1, upstream Triton with TRITON_OVERRIDE_ARCH=sm80,
+which Triton reads when it compiles. An sm_80 binary may not load on a newer
+GPU; then Triton's child runs again with DISABLE_MMA_V3=1, which keeps its
+target and takes mma.sync in place of wgmma, and the column says
+"triton-mmav2".
 
     python3 bench/matmul.py            # the table
     python3 bench/matmul.py --quick    # fp16 1024^3 only
@@ -325,11 +327,12 @@ def name_of(label, M, N, K):
     return f"matmul {label} {M}x{N}x{K}"
 
 
-def run_triton_child(cases):
-    """The child: upstream Triton only (common.report_to_parent)."""
+def run_child(dsl, cases):
+    """The child: `dsl` only (common.report_to_parent)."""
     import torch
     from common import bench, report_to_parent
-    theirs = kernels_of("triton")
+    warnings.filterwarnings("ignore", message="tessera: autotuning")
+    theirs = kernels_of(dsl)
 
     def measure(label, dtype, M, N, K):
         a, b, c = operands(torch, dtype, M, N, K)
@@ -382,7 +385,7 @@ def main():
     parser.add_argument("--quick", action="store_true", help="fp16 1024^3 only")
     parser.add_argument("--check", action="store_true",
                         help="run the kernel on Tessera's host interpreter (no GPU needed)")
-    parser.add_argument("--triton-child", metavar="CASES", help=argparse.SUPPRESS)
+    parser.add_argument("--child", nargs=2, metavar=("DSL", "CASES"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.check:
         with tempfile.TemporaryDirectory() as cache:
@@ -394,8 +397,8 @@ def main():
         sys.exit("bench/matmul.py: needs PyTorch with CUDA (--check runs without it)")
     if not torch.cuda.is_available():
         sys.exit("bench/matmul.py: PyTorch sees no CUDA GPU (--check runs without one)")
-    if args.triton_child:
-        return run_triton_child(json.loads(args.triton_child))
+    if args.child:
+        return run_child(args.child[0], json.loads(args.child[1]))
     from common import bench_in_turn, report
     # Configs a chip cannot hold (shared memory) are skipped by both tuners.
     warnings.filterwarnings("ignore", message="tessera: autotuning")
@@ -405,6 +408,9 @@ def main():
     if theirs is not None:
         versions += f", triton {importlib.import_module('triton').__version__}"
     print(f"# {torch.cuda.get_device_name()}, {versions}", flush=True)
+    # Both DSLs on mma.sync too (Tessera's own figures are on wgmma where
+    # the GPU has it), each in a child process.
+    ours_sync, ours_column = mma_sync_child(os.path.abspath(__file__), cases, "tessera")
     mma_sync, column = {}, "triton-sm80"
     if theirs is None:
         print("# upstream Triton is not installed: only Tessera and cuBLAS", flush=True)
@@ -423,9 +429,10 @@ def main():
                 "triton": None if theirs is None else lambda: matmul(theirs.tuned, a, b, c)})
             refs = {ref: tflops(M, N, K, ms[ref]) for ref in ("cublas", "triton")
                     if ms[ref] is not None}
-            if theirs is not None:
-                refs[column] = mma_sync.get(name)
             report(name, "TFLOP/s", tflops(M, N, K, ms["tessera"]), refs)
+            if ours_sync.get(name) is not None:
+                report(f"{name} on mma.sync ({ours_column})", "TFLOP/s", ours_sync[name],
+                       {column: mma_sync.get(name)})
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     for label, dtype, shapes in ([] if args.quick else DESCRIPTOR_CASES):
         for (M, N, K), (form, persistent) in itertools.product(

@@ -184,7 +184,8 @@ std::string KernelCache::key(const std::string &tileIR,
       std::to_string(options.enableFpFusion) + "," +
       std::to_string(options.debug) + "," + std::to_string(options.wavesPerEU) +
       "," + std::to_string(options.bulkCopies) + "," +
-      std::to_string(options.maxRegisters));
+      std::to_string(options.maxRegisters) + "," +
+      std::to_string(options.mmaV3));
   // The assembler chosen by the environment changes the binary.
   const char *assembler = std::getenv("TESSERA_ASSEMBLER");
   add(assembler ? assembler : "");

@@ -177,7 +177,10 @@ public:
     };
     stage.addBulkCopySelection = addBulkCopySelection;
     auto addMatrixUnitPasses = [&](mlir::OpPassManager &pm) {
-      pm.addPass(createTileNvidiaAssignMmaPass({capability}));
+      TileNvidiaAssignMmaPassOptions assign;
+      assign.computeCapability = capability;
+      assign.wgmma = options.mmaV3;
+      pm.addPass(createTileNvidiaAssignMmaPass(assign));
     };
     stage.addMatrixUnitPasses = addMatrixUnitPasses;
     // Loops that feed dots are pipelined with cp.async (and TMA).

@@ -32,8 +32,10 @@ namespace runtime = mlir::tile::runtime;
 namespace {
 CompileOptions optionsOf(unsigned numWarps, unsigned numStages,
                          bool enableFpFusion, bool debug, unsigned wavesPerEU,
-                         bool bulkCopies = true, unsigned maxRegisters = 0) {
+                         bool bulkCopies = true, unsigned maxRegisters = 0,
+                         bool mmaV3 = true) {
   CompileOptions options;
+  options.mmaV3 = mmaV3;
   options.maxRegisters = maxRegisters;
   options.bulkCopies = bulkCopies;
   options.wavesPerEU = wavesPerEU;
@@ -71,16 +73,17 @@ PYBIND11_MODULE(_tessera, m) {
       "compile",
       [](const std::string &tileIR, const std::string &target,
          unsigned numWarps, unsigned numStages, bool enableFpFusion, bool debug,
-         unsigned wavesPerEU, unsigned maxRegisters) {
+         unsigned wavesPerEU, unsigned maxRegisters, bool mmaV3) {
         return mlir::tile::compileKernel(
             tileIR, target,
             optionsOf(numWarps, numStages, enableFpFusion, debug, wavesPerEU,
-                      true, maxRegisters));
+                      true, maxRegisters, mmaV3));
       },
       py::arg("tile_ir"), py::arg("target"), py::arg("num_warps") = 4,
       py::arg("num_stages") = 3, py::arg("enable_fp_fusion") = true,
       py::arg("debug") = false, py::arg("waves_per_eu") = 0,
-      py::arg("maxnreg") = 0, py::call_guard<py::gil_scoped_release>(),
+      py::arg("maxnreg") = 0, py::arg("mma_v3") = true,
+      py::call_guard<py::gil_scoped_release>(),
       "Compiles one kernel's tile IR for a target (\"cuda:90\", ...).");
   m.def(
       "options_for_target",
@@ -138,10 +141,11 @@ PYBIND11_MODULE(_tessera, m) {
       "compile_cached",
       [](const std::string &tileIR, const std::string &target,
          unsigned numWarps, unsigned numStages, bool enableFpFusion, bool debug,
-         unsigned wavesPerEU, bool bulkCopies, unsigned maxRegisters) {
+         unsigned wavesPerEU, bool bulkCopies, unsigned maxRegisters,
+         bool mmaV3) {
         CompileOptions options =
             optionsOf(numWarps, numStages, enableFpFusion, debug, wavesPerEU,
-                      bulkCopies, maxRegisters);
+                      bulkCopies, maxRegisters, mmaV3);
         std::optional<mlir::tile::KernelCache> cache =
             mlir::tile::KernelCache::fromEnvironment();
         if (!cache)
@@ -156,7 +160,7 @@ PYBIND11_MODULE(_tessera, m) {
       py::arg("num_stages") = 3, py::arg("enable_fp_fusion") = true,
       py::arg("debug") = false, py::arg("waves_per_eu") = 0,
       py::arg("bulk_copies") = true, py::arg("maxnreg") = 0,
-      py::call_guard<py::gil_scoped_release>(),
+      py::arg("mma_v3") = true, py::call_guard<py::gil_scoped_release>(),
       "compile through the on-disk cache (TESSERA_CACHE_DIR, else "
       "~/.cache/tessera): (binary, note), the note \"hit\", \"stored\", "
       "\"off\", \"no binary\" (no assembler here; not stored) or what went "

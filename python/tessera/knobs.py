@@ -192,7 +192,16 @@ class autotuning(_Group):
 _jit_functions = weakref.WeakSet()
 
 
-class language(_Group):
+class _CompilingGroup(_Group):
+    """Knobs that change how kernels compile: a change drops what was
+    compiled."""
+
+    def _changed(self):
+        for fn in list(_jit_functions):
+            fn.forget_compiled()
+
+
+class language(_CompilingGroup):
     """`fp32_default` (TESSERA_F32_DEFAULT): the precision of a dot of fp32
     given neither `input_precision` nor `allow_tf32` ("tf32", "tf32x3" or
     "ieee"; tf32 where unset); `default_fp_fusion`
@@ -201,9 +210,11 @@ class language(_Group):
     fp32_default = _Knob("TESSERA_F32_DEFAULT", _precision, None)
     default_fp_fusion = _Knob("TESSERA_DEFAULT_FP_FUSION", _bool, True)
 
-    def _changed(self):
-        for fn in list(_jit_functions):
-            fn.forget_compiled()
+
+class nvidia(_CompilingGroup):
+    """`disable_mma_v3` (TESSERA_DISABLE_MMA_V3, else Triton's
+    DISABLE_MMA_V3): dots stay on mma.sync where Hopper has wgmma."""
+    disable_mma_v3 = _Knob("TESSERA_DISABLE_MMA_V3", _bool, False, fallback="DISABLE_MMA_V3")
 
 
 cache = cache()
@@ -211,5 +222,6 @@ compilation = compilation()
 runtime = runtime()
 autotuning = autotuning()
 language = language()
+nvidia = nvidia()
 
-__all__ = ["autotuning", "cache", "compilation", "env", "language", "runtime"]
+__all__ = ["autotuning", "cache", "compilation", "env", "language", "nvidia", "runtime"]

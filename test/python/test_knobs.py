@@ -17,9 +17,10 @@ def clean_knobs(monkeypatch):
     """Each test starts and ends with no knob set in Python."""
     for name in ("TESSERA_F32_DEFAULT", "TESSERA_DEFAULT_FP_FUSION", "TESSERA_PRINT_AUTOTUNING",
                  "TESSERA_CACHE_AUTOTUNING", "TESSERA_ALWAYS_COMPILE", "TESSERA_INTERPRET",
-                 "TRITON_INTERPRET"):
+                 "TRITON_INTERPRET", "TESSERA_DISABLE_MMA_V3", "DISABLE_MMA_V3"):
         monkeypatch.delenv(name, raising=False)
-    groups = (knobs.cache, knobs.compilation, knobs.runtime, knobs.autotuning, knobs.language)
+    groups = (knobs.cache, knobs.compilation, knobs.runtime, knobs.autotuning, knobs.language,
+              knobs.nvidia)
     for group in groups:
         group.reset()
     yield
@@ -119,6 +120,35 @@ def test_default_fp_fusion_is_the_ahead_of_time_default():
     explicit = tessera.compile(fma_kernel, signature, "cuda:90", constexprs={"BLOCK": 64},
                                enable_fp_fusion=True)
     assert "fma.rn.f32" in explicit.asm["ptx"]
+
+
+@tessera.jit
+def dot_f16(a_ptr, b_ptr, c_ptr, N: tl.constexpr):
+    r = tl.arange(0, N)
+    a = tl.load(a_ptr + r[:, None] * N + r[None, :])
+    b = tl.load(b_ptr + r[:, None] * N + r[None, :])
+    tl.store(c_ptr + r[:, None] * N + r[None, :], tl.dot(a, b))
+
+
+def test_disable_mma_v3_keeps_hopper_dots_on_mma_sync(cache_dir, monkeypatch):
+    signature = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32"}
+    compile = lambda: tessera.compile(dot_f16, signature, "cuda:90", constexprs={"N": 64})
+    assert "wgmma.mma_async" in compile().asm["ptx"]
+    knobs.nvidia.disable_mma_v3 = True
+    ptx = compile().asm["ptx"]
+    assert "mma.sync.aligned.m16n8k16" in ptx and "wgmma" not in ptx
+    # Triton's variable, where Tessera's is unset; the disk cache keeps both.
+    del knobs.nvidia.disable_mma_v3
+    monkeypatch.setenv("DISABLE_MMA_V3", "1")
+    assert "wgmma" not in compile().asm["ptx"]
+    monkeypatch.setenv("DISABLE_MMA_V3", "0")
+    assert "wgmma.mma_async" in compile().asm["ptx"]
+    # A launch follows the knob too (on the interpreter, the same result).
+    a = np.ones((64, 64), np.float16)
+    c = np.zeros((64, 64), np.float32)
+    knobs.nvidia.disable_mma_v3 = True
+    dot_f16[(1,)](a, a, c, 64)
+    np.testing.assert_array_equal(c, np.full((64, 64), 64, np.float32))
 
 
 def test_interpret_reads_tritons_variable_where_tesseras_is_unset(monkeypatch):

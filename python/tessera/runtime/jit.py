@@ -263,7 +263,7 @@ class CompiledKernel:
         self._debug = debug
         self._function = function  # the JITFunction it came from
         self._host = None
-        self._binaries = {}  # (target, bulk copies) -> CompiledBinary
+        self._binaries = {}  # (target, bulk copies, mma v3) -> CompiledBinary
         self._loaded = {}  # device -> GpuKernel
         self.metadata = _Metadata(name=name, target="host", shared=0, **self._options)
         self.n_regs = self.n_spills = None
@@ -311,7 +311,8 @@ class CompiledKernel:
     def binary_for(self, target, bulk_copies=True):
         """The binary for a target, compiled once (through the disk cache).
         Without `bulk_copies`, it takes no tensor maps (for AOT launchers)."""
-        binary = self._binaries.get((target, bulk_copies))
+        mma_v3 = not knobs.nvidia.disable_mma_v3
+        binary = self._binaries.get((target, bulk_copies, mma_v3))
         if binary is None:
             options = self._options
             try:
@@ -320,12 +321,13 @@ class CompiledKernel:
                     num_stages=options["num_stages"],
                     enable_fp_fusion=bool(options["enable_fp_fusion"]),
                     debug=bool(self._debug), waves_per_eu=options["waves_per_eu"],
-                    bulk_copies=bulk_copies, maxnreg=options["maxnreg"] or 0)
+                    bulk_copies=bulk_copies, maxnreg=options["maxnreg"] or 0,
+                    mma_v3=mma_v3)
             except _tessera.StageError as e:
                 raise CompilationError(f"{self.name}: {e}") from None
             if note not in ("hit", "stored", "off", "no binary"):
                 warnings.warn(f"tessera: {note}", RuntimeWarning, stacklevel=3)
-            self._binaries[(target, bulk_copies)] = binary
+            self._binaries[(target, bulk_copies, mma_v3)] = binary
         return binary
 
     def gpu_kernel(self, device):
