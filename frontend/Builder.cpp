@@ -1433,6 +1433,9 @@ Handle frontend::Builder::reduce(const Handle &value, int axis,
     return endCombiner({val, idx})[1];
   }
   std::vector<Handle> args = beginCombiner({v}, axis, false, false);
+  // The element of a one-element axis (tensor.item).
+  if (kind == "first")
+    return endCombiner({args[0]})[0];
   std::string op = llvm::StringSwitch<std::string>(kind)
                        .Case("sum", "add")
                        .Case("prod", "mul")

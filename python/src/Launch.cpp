@@ -179,6 +179,7 @@ public:
   py::object launch(py::handle grid, py::handle args, py::handle kwargs) {
     Call call;
     auto slow = [&](bool keyed) {
+      PyErr_Clear(); // what prepare() met on the way: the slow path judges
       py::dict named =
           kwargs ? py::reinterpret_borrow<py::dict>(kwargs) : py::dict();
       return slowPath(grid,
@@ -261,12 +262,16 @@ private:
       bool matched = false;
       for (int o = 0; o < kOptions && !matched; ++o)
         if (PyUnicode_CompareWithASCIIString(name, optionNames[o]) == 0) {
-          // Integers, flags, and None (maxnreg: no limit) as 0.
+          // Integers, flags, and None (maxnreg: no limit) as 0; the
+          // Python path judges the rest (integers beyond a long too).
+          int overflow = 0;
           if (value == Py_None)
             options[o] = 0;
           else if (PyLong_CheckExact(value) || PyBool_Check(value))
-            options[o] = PyLong_AsLong(value);
+            options[o] = PyLong_AsLongAndOverflow(value, &overflow);
           else
+            return false;
+          if (overflow)
             return false;
           matched = true;
         }

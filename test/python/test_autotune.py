@@ -245,6 +245,29 @@ def test_pruning(tuning_cache):
     assert kernel.best_config.kwargs["REPEAT"] == 2
 
 
+def test_early_prune_gets_the_launch_keywords_as_triton_passes_them(tuning_cache):
+    # Tutorial 06's form: prune(configs, named_args, **kwargs), reading an
+    # argument given by keyword from kwargs.
+    seen = []
+
+    def prune(configs, named_args, **kwargs):
+        seen.append((sorted(named_args), sorted(kwargs)))
+        return [c for c in configs if c.kwargs["REPEAT"] <= kwargs["n"] // 32]
+
+    table = CostTable({1: 3.0, 2: 2.0, 4: 1.0})
+    kernel = tessera.autotune(table.configs(1, 2, 4), key=["n"], do_bench=table,
+                              prune_configs_by={"early_config_prune": prune})(repeat_copy)
+    x = np.zeros(64, np.float32)
+    kernel[grid](x, x, n=64)
+    assert seen[0] == (["n", "x_ptr", "y_ptr"], ["n"])
+    assert sorted(table.timed) == [1, 2] and kernel.best_config.kwargs["REPEAT"] == 2
+    empty = tessera.autotune(table.configs(1, 2), key=["n"], do_bench=table,
+                             prune_configs_by={"early_config_prune": lambda c, a, **k: []})(
+        repeat_copy)
+    with pytest.raises(ValueError, match="no configs left after early_config_prune"):
+        empty[grid](x, x, 64)
+
+
 def test_printing(tuning_cache, monkeypatch, capsys):
     monkeypatch.setenv("TESSERA_PRINT_AUTOTUNING", "1")
     x = np.zeros(64, np.float32)

@@ -818,3 +818,49 @@ def test_conditional_expressions_on_runtime_conditions(device):
     out = np.zeros(8, np.float32)
     conditional_expressions_kernel[(4,)](t, f, out)
     np.testing.assert_array_equal(out, [1, 2, 1, 2, 3.5, 2, 3.5, 2])
+
+
+@tessera.jit
+def unsplat_kernel(x, EXPLICIT: tl.constexpr):
+    condition = tl.load(x + tl.arange(0, 1)) > 42
+    if EXPLICIT:
+        condition = condition.item()
+    if condition:
+        tl.store(x, 42)
+    # A one-element 2-D tensor as a scalar too.
+    pair = tl.reshape(tl.load(x + tl.arange(0, 1)), [1, 1]).item() + 1
+    tl.store(x + 1, pair)
+
+
+@pytest.mark.parametrize("explicit", [True, False])
+@pytest.mark.parametrize("value, stored", [(41, 41), (43, 42)])
+def test_item_and_one_element_conditions(device, explicit, value, stored):
+    x = np.array([value, 0], np.int32)
+    if explicit:
+        unsplat_kernel[(1,)](x, True)
+    else:  # Triton's warning, where the kernel compiles
+        with pytest.warns(UserWarning, match=r'please use "if \(...\).item\(\)" instead'):
+            tessera.jit(unsplat_kernel.fn)[(1,)](x, False)
+    assert x.tolist() == [stored, stored + 1]
+
+
+@tessera.jit
+def ambiguous_condition(x):
+    if tl.load(x + tl.arange(0, 2)) > 0:
+        tl.store(x, 1)
+
+
+@tessera.jit
+def item_of_many(x):
+    tl.store(x, tl.load(x + tl.arange(0, 2)).item())
+
+
+def test_conditions_and_items_of_several_elements_are_located_errors():
+    x = np.zeros(2, np.int32)
+    with pytest.raises(tessera.CompilationError,
+                       match="Boolean value of Tensor with more than one value is ambiguous"):
+        ambiguous_condition[(1,)](x)
+    with pytest.raises(tessera.CompilationError,
+                       match=r"can only unsplat single-element tensors, got shape \[2\]") as info:
+        item_of_many[(1,)](x)
+    assert info.value.lineno is not None

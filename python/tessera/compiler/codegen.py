@@ -12,6 +12,7 @@ import ast
 import builtins
 import operator
 import sys
+import warnings
 
 from .. import language as tl
 from ..language import core, descriptor
@@ -397,8 +398,21 @@ class CodeGenerator(ast.NodeVisitor):
         elif not _unwrap(test):
             raise self._error(node, f"assertion failed: {msg}")
 
+    def _condition(self, node, cond):
+        """`cond` as the condition of a runtime branch: a one-element tensor
+        is its element (with Triton's warning), a larger one an error."""
+        if _is_tensor(cond) and cond.shape:
+            if cond.numel.value != 1:
+                raise self._error(node, "Boolean value of Tensor with more than one value is "
+                                        "ambiguous")
+            warnings.warn_explicit('If conditional called with multidimensional Tensor instead '
+                                   'of scalar; please use "if (...).item()" instead',
+                                   UserWarning, self._fn().filename, self._line(node))
+            cond = cond.item()
+        return cond
+
     def visit_If(self, node):
-        cond = self.visit(node.test)
+        cond = self._condition(node.test, self.visit(node.test))
         if not _is_tensor(cond):
             self._visit_body(node.body if _unwrap(cond) else node.orelse)
             return
@@ -545,7 +559,7 @@ class CodeGenerator(ast.NodeVisitor):
         templates = self._carried_templates(carried)
         entry = self.builder.begin_while(self._carried_handles(carried, node))
         self.scope.update(_rebuild_all(carried, templates, entry))
-        cond = self.visit(node.test)
+        cond = self._condition(node.test, self.visit(node.test))
         if not _is_tensor(cond):
             cond = core.to_tensor(bool(_unwrap(cond)))
         after = self.builder.begin_while_body(cond.handle, self._carried_handles(carried, node))

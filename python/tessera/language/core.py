@@ -449,6 +449,9 @@ class tensor:
     def ravel(self):
         return _std.ravel(self)
 
+    def item(self):
+        return _std.item(self)
+
     def split(self):
         return _std.split(self)
 

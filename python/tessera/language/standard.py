@@ -553,6 +553,17 @@ def _reduce_builtin(kind, input, axis, keep_dims):
     return _keep(tensor(_call("reduce", x.handle, axis, kind)), x, axis, _unwrap(keep_dims))
 
 
+def item(input):
+    """The element of a one-element tensor, as a scalar."""
+    x = _t(input)
+    if not x.shape:
+        return x
+    if x.numel.value != 1:
+        raise ValueError(f"can only unsplat single-element tensors, got shape "
+                         f"{[d.value for d in x.shape]}")
+    return tensor(_call("reduce", ravel(x).handle, 0, "first"))
+
+
 def sum(input, axis=None, keep_dims=False, dtype=None):
     x = _t(input)
     dtype = _unwrap(dtype)

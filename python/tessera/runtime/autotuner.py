@@ -287,9 +287,15 @@ class Autotuner(KernelInterface):
 
     # -- tuning ----------------------------------------------------------
 
-    def prune_configs(self, named, configs):
+    def prune_configs(self, named, configs, kwargs):
+        """`configs` less those `early_config_prune` drops (called as
+        Triton calls it, with the launch's keyword arguments as keywords
+        too) and, with a `perf_model`, all but its `top_k` fastest."""
         if self.early_config_prune:
-            configs = list(self.early_config_prune(configs, named))
+            configs = list(self.early_config_prune(configs, named, **kwargs))
+            if not configs:
+                raise ValueError(f"{self.__name__}: no configs left after early_config_prune; "
+                                 "it must keep at least one")
         if self.perf_model:
             top_k = self.top_k
             if isinstance(top_k, float) and top_k <= 1.0:
@@ -427,7 +433,7 @@ class Autotuner(KernelInterface):
         tuning_key = self._tuning_key(launch_key)
         path = self._cache_file(tuning_key)
         retune = os.environ.get("TESSERA_RETUNE", "0") not in ("", "0")
-        configs = self.prune_configs(named, self.configs)
+        configs = self.prune_configs(named, self.configs, kwargs)
         config = None if retune else self._load(path)
         if config is not None:
             if knobs.autotuning.print:
@@ -451,7 +457,7 @@ class Autotuner(KernelInterface):
 
     def warmup(self, *args, **kwargs):
         """Compiles every config for these arguments; returns the kernels."""
-        configs = self.prune_configs(self._named(args, kwargs), self.configs)
+        configs = self.prune_configs(self._named(args, kwargs), self.configs, kwargs)
         return [self.fn.warmup(*args, **kwargs, **c.all_kwargs()) for c in configs]
 
 
