@@ -120,9 +120,12 @@ struct frontend::Builder::Impl {
     return 1;
   }
 
-  /// The dtype both operands of an arithmetic op are computed in.
+  /// The dtype both operands of an arithmetic op are computed in (fp8e4b15
+  /// as fp16).
   DType computationType(const DType &a, const DType &b, bool weakA, bool weakB,
                         StringRef op) {
+    if (a.isFp8e4b15() || b.isFp8e4b15())
+      return computationType(computable(a), computable(b), weakA, weakB, op);
     if (a.isPointer() || b.isPointer())
       fail("cannot apply '" + op + "' to pointers " + a.name() + " and " +
            b.name());
@@ -160,6 +163,11 @@ struct frontend::Builder::Impl {
     return DType::integer(bits, !(u.bits() >= s.bits()));
   }
 
+  /// The dtype values of `t` are computed in: fp16 for fp8e4b15.
+  static DType computable(const DType &t) {
+    return t.isFp8e4b15() ? DType::floating("fp16") : t;
+  }
+
   DType weakOperand(const DType &weak, const DType &strong, StringRef op) {
     if ((op == "truediv" || op == "div_rn") && !strong.isFloat())
       return DType::floating("fp32");
@@ -177,6 +185,8 @@ struct frontend::Builder::Impl {
   Value castValue(Value v, const DType &from, const DType &to) {
     if (from == to)
       return v;
+    if (from.isFp8e4b15() || to.isFp8e4b15())
+      return castFp8e4b15(v, from, to);
     auto shape = shapeOf(v);
     Type target = typeOf(to, shape);
     OpBuilder &b = builder;
@@ -244,7 +254,7 @@ struct frontend::Builder::Impl {
 
   Value zeroOf(const DType &dtype, ArrayRef<int64_t> shape) {
     Type element = dtype.toMLIR(&context);
-    TypedAttr zero = dtype.isFloat()
+    TypedAttr zero = dtype.isFloat() && !dtype.isFp8e4b15()
                          ? TypedAttr(builder.getFloatAttr(element, 0.0))
                          : TypedAttr(builder.getIntegerAttr(element, 0));
     if (shape.empty())
@@ -252,6 +262,75 @@ struct frontend::Builder::Impl {
     auto type = RankedTensorType::get(shape, element);
     return arith::ConstantOp::create(builder, loc,
                                      SplatElementsAttr::get(type, zero));
+  }
+
+  /// Conversions to and from fp8e4b15 (Triton's, bit for bit), through
+  /// fp16, whose exponent has the same bias: a byte s|eeee|mmm is the fp16
+  /// s|0eeee|mmm0000000. Into fp8e4b15, a value becomes fp16 rounding
+  /// toward zero, its magnitude is clamped to 1.75 (infinities and NaN
+  /// too) and rounded to 3 mantissa bits, halves away from zero.
+  Value castFp8e4b15(Value v, const DType &from, const DType &to) {
+    auto shape = shapeOf(v);
+    DType f16 = DType::floating("fp16");
+    Type i16 = typeOf(DType::integer(16), shape),
+         i8 = typeOf(DType::integer(8), shape);
+    auto constant = [&](int64_t c) { return intConstantOf(16, c, shape); };
+    OpBuilder &b = builder;
+    if (from.isFp8e4b15()) {
+      Value bits = arith::ExtUIOp::create(b, loc, i16, v);
+      Value sign = arith::ShLIOp::create(
+          b, loc, arith::AndIOp::create(b, loc, bits, constant(0x80)),
+          constant(8));
+      Value magnitude = arith::ShLIOp::create(
+          b, loc, arith::AndIOp::create(b, loc, bits, constant(0x7f)),
+          constant(7));
+      Value half = arith::BitcastOp::create(
+          b, loc, typeOf(f16, shape),
+          arith::OrIOp::create(b, loc, sign, magnitude));
+      return castValue(half, f16, to);
+    }
+    // Other types go through fp32 (exactly, but for fp64 and wide ints).
+    DType wide = from;
+    if (!from.isFloat() || (from != f16 && from.bits() < 32)) {
+      wide = DType::floating("fp32");
+      v = castValue(v, from, wide);
+    }
+    Value half = castValue(v, wide, f16);
+    if (wide != f16) {
+      // Rounded to nearest, a value whose magnitude grew steps back a unit
+      // in the last place: rounded toward zero (NaN compares false).
+      Value grew = arith::CmpFOp::create(
+          b, loc, arith::CmpFPredicate::OGT,
+          math::AbsFOp::create(b, loc, castValue(half, f16, wide)),
+          math::AbsFOp::create(b, loc, v));
+      Value back = arith::SubIOp::create(
+          b, loc, arith::BitcastOp::create(b, loc, i16, half),
+          arith::ExtUIOp::create(b, loc, i16, grew));
+      half = arith::BitcastOp::create(b, loc, typeOf(f16, shape), back);
+    }
+    Value bits = arith::BitcastOp::create(b, loc, i16, half);
+    Value magnitude = arith::MinUIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, bits, constant(0x7fff)),
+        constant(0x3f00));
+    Value rounded = arith::ShRUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, magnitude, constant(0x40)),
+        constant(7));
+    Value sign = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, bits, constant(8)),
+        constant(0x80));
+    return arith::TruncIOp::create(b, loc, i8,
+                                   arith::OrIOp::create(b, loc, rounded, sign));
+  }
+
+  /// An integer constant of `bits` bits, splat to `shape`.
+  Value intConstantOf(unsigned bits, int64_t value, ArrayRef<int64_t> shape) {
+    Type element = builder.getIntegerType(bits);
+    TypedAttr attr = builder.getIntegerAttr(element, value);
+    if (shape.empty())
+      return arith::ConstantOp::create(builder, loc, attr);
+    return arith::ConstantOp::create(
+        builder, loc,
+        SplatElementsAttr::get(RankedTensorType::get(shape, element), attr));
   }
 
   Value broadcastValue(Value v, ArrayRef<int64_t> shape) {
@@ -380,6 +459,8 @@ void frontend::Builder::endFunction(const std::vector<Handle> &results) {
 Handle frontend::Builder::intConstant(int64_t value, const std::string &dtype) {
   Impl &s = *impl;
   DType t = s.dtypeOf(dtype);
+  if (t.isFp8e4b15())
+    return cast(floatConstant(static_cast<double>(value), "float32"), dtype);
   Type type = t.toMLIR(&s.context);
   if (t.isFloat())
     return s.handle(arith::ConstantOp::create(
@@ -396,6 +477,8 @@ Handle frontend::Builder::floatConstant(double value,
   DType t = s.dtypeOf(dtype);
   if (!t.isFloat())
     fail("a float constant needs a float dtype, got " + dtype);
+  if (t.isFp8e4b15())
+    return cast(floatConstant(value, "float32"), dtype);
   return s.handle(arith::ConstantOp::create(
                       s.builder, s.loc,
                       s.builder.getFloatAttr(t.toMLIR(&s.context), value)),
@@ -775,6 +858,14 @@ Handle frontend::Builder::unary(const std::string &op, const Handle &a) {
   SmallVector<int64_t> shape(a.shape.begin(), a.shape.end());
   if (t.isPointer())
     fail("cannot apply '" + op + "' to a pointer");
+  if (t.isFp8e4b15()) {
+    // |x| clears the sign bit, as Triton's; the rest is computed in fp16.
+    if (op == "abs")
+      return s.handle(arith::AndIOp::create(ob, loc, v,
+                                            s.intConstantOf(8, 0x7f, shape)),
+                      t);
+    return unary(op, cast(a, "float16"));
+  }
   if (op == "neg") {
     if (t.isFloat())
       return s.handle(arith::NegFOp::create(ob, loc, v), t);
@@ -1276,6 +1367,11 @@ Handle frontend::Builder::dot(const Handle &a, const Handle &b,
                               const std::string &outDtype) {
   Impl &s = *impl;
   DType ta = s.dtypeOf(a.dtype), tb = s.dtypeOf(b.dtype);
+  // fp8e4b15 is multiplied as fp16, as Triton does.
+  if (ta.isFp8e4b15() || tb.isFp8e4b15())
+    return dot(ta.isFp8e4b15() ? cast(a, "float16") : a,
+               tb.isFp8e4b15() ? cast(b, "float16") : b, acc, inputPrecision,
+               outDtype);
   if (a.shape.size() < 2 || a.shape.size() > 3 ||
       b.shape.size() != a.shape.size())
     fail("dot needs two 2-D (or 3-D, batched) tensors, got shapes " +
@@ -1403,6 +1499,8 @@ Handle frontend::Builder::reduce(const Handle &value, int axis,
                                  const std::string &kind) {
   Impl &s = *impl;
   DType t = s.dtypeOf(value.dtype);
+  if (t.isFp8e4b15() && kind != "first")
+    return reduce(cast(value, "float16"), axis, kind);
   Handle v = value;
   // Sums of small integers and of bools accumulate in int32.
   if ((kind == "sum" || kind == "prod") && t.isIntOrBool() && t.bits() < 32)
@@ -1453,6 +1551,8 @@ Handle frontend::Builder::scan(const Handle &value, int axis,
                                const std::string &kind, bool reverse) {
   Impl &s = *impl;
   DType t = s.dtypeOf(value.dtype);
+  if (t.isFp8e4b15())
+    return scan(cast(value, "float16"), axis, kind, reverse);
   Handle v = value;
   if (t.isIntOrBool() && t.bits() < 32)
     v = cast(value, "int32");

@@ -26,12 +26,13 @@ public:
   static DType integer(unsigned bits, bool isSigned = true) {
     return DType(isSigned ? Kind::Int : Kind::UInt, bits);
   }
-  /// `name` is fp16, bf16, fp32, fp64, fp8e4nv or fp8e5.
+  /// `name` is fp16, bf16, fp32, fp64, fp8e4nv, fp8e5 or fp8e4b15.
   static DType floating(llvm::StringRef name);
   static DType pointer(const DType &pointee, int addressSpace = 1);
 
   /// Parses the names `name()` gives: int32, uint8, int1, float16,
-  /// bfloat16, float32, float64, float8e4nv, float8e5, pointer<float32>.
+  /// bfloat16, float32, float64, float8e4nv, float8e5, float8e4b15,
+  /// pointer<float32>.
   static std::optional<DType> parse(llvm::StringRef name);
 
   Kind kind() const { return kind_; }
@@ -42,7 +43,12 @@ public:
   bool isSigned() const { return kind_ == Kind::Int; }
   bool isFloat() const { return kind_ == Kind::Float; }
   bool isPointer() const { return kind_ == Kind::Pointer; }
-  /// For floats: fp16, bf16, fp32, fp64, fp8e4nv, fp8e5.
+  /// Triton's fp8 of exponent bias 15 (4 exponent, 3 mantissa bits, no
+  /// infinities or NaN), for which the IR has no float type: its values
+  /// are i8, converted to and from fp16 by bit arithmetic and computed on
+  /// as fp16.
+  bool isFp8e4b15() const { return isFloat() && floatName_ == "fp8e4b15"; }
+  /// For floats: fp16, bf16, fp32, fp64, fp8e4nv, fp8e5, fp8e4b15.
   llvm::StringRef floatName() const { return floatName_; }
   const DType &pointee() const { return *pointee_; }
 

@@ -121,3 +121,89 @@ def test_fp8_tensors_in_memory(device, name):
     np.testing.assert_array_equal(y.cpu().numpy(), expected)
     codes = fp8.view(torch.uint8).cpu().tolist()
     np.testing.assert_array_equal([float(decode(c, *fmt)) for c in codes], expected)
+
+
+# fp8e4b15: Triton's fp8 of exponent bias 15 with no infinities or NaN. Codes
+# decode exactly (0x7F is 1.875); floats become fp16 rounding toward zero,
+# then their magnitude is clamped to 1.75 (infinities and NaN too) and
+# rounded to 3 mantissa bits, halves away from zero.
+
+def e4b15_value(code):
+    e, m = (code >> 3) & 15, code & 7
+    value = Fraction(m, 8) * Fraction(2) ** -14 if e == 0 else \
+        (1 + Fraction(m, 8)) * Fraction(2) ** (e - 15)
+    return -value if code & 0x80 else value
+
+
+def e4b15_code(x):
+    """The code Triton's conversion gives the float x (fp16, fp32, fp64)."""
+    if isinstance(x, np.float16):
+        half = x
+    else:
+        x32 = np.float32(x)
+        with np.errstate(over="ignore"):
+            half = np.float16(x32)
+        if np.isfinite(x32) and abs(np.float32(half)) > abs(x32):  # toward zero
+            half = (np.frombuffer(half.tobytes(), np.uint16) - 1).view(np.float16)[0]
+    bits = int(np.frombuffer(np.float16(half).tobytes(), np.uint16)[0])
+    magnitude = min(bits & 0x7FFF, 0x3F00)
+    return ((magnitude + 0x40) >> 7) | ((bits >> 8) & 0x80)
+
+
+def test_float8e4b15_codes_decode_exactly(device):
+    codes = np.arange(256, dtype=np.uint8)
+    y = np.zeros(256, np.float32)
+    decode_kernel[(1,)](codes, y, FMT=tl.float8e4b15)
+    np.testing.assert_array_equal(y, [float(e4b15_value(c)) for c in range(256)])
+    assert np.signbit(y[0x80])
+
+
+@pytest.mark.parametrize("source", ["float16", "float32", "float64"])
+def test_floats_round_to_float8e4b15_as_triton_does(device, source):
+    values = sorted({e4b15_value(c) for c in range(0x7F)})
+    points = []
+    for lo, hi in zip(values, values[1:]):
+        mid = (lo + hi) / 2
+        points += [float(lo), float(mid), float(mid) * (1 - 2**-12), float(mid) * (1 + 2**-12)]
+    points += [1.75, 1.8, 1.875, 2.0, 1e4, 1e30, float("inf"), float("nan"), 1e-30, 2**-18]
+    with np.errstate(over="ignore"):
+        x = np.array(points + [-p for p in points], source)
+    n = 1 << (len(x) - 1).bit_length()
+    x = np.concatenate([x, np.zeros(n - len(x), source)])
+    y = np.zeros(n, np.float32)
+    round_kernel[(1,)](x, y, N=n, FMT=tl.float8e4b15)
+    expected = [float(e4b15_value(e4b15_code(v))) for v in x]
+    np.testing.assert_array_equal(y, np.array(expected, np.float32))
+
+
+@tessera.jit
+def e4b15_compute_kernel(code_ptr, out_ptr, dot_ptr):
+    offs = tl.arange(0, 16)
+    x = tl.load(code_ptr + offs).to(tl.float8e4b15, bitcast=True)
+    tl.static_assert((x + x).dtype == tl.float16)  # computed as fp16
+    tl.store(out_ptr + offs, (x * 2 + 1).to(tl.float32))
+    tl.store(out_ptr + 16 + offs, tl.abs(x).to(tl.float32))
+    tl.store(out_ptr + 32 + offs, tl.full([16], 0.3, tl.float8e4b15).to(tl.float32))
+    tl.store(out_ptr + 48, tl.sum(x.to(tl.float32), 0))
+    tl.store(out_ptr + 49, tl.max(x, 0).to(tl.float32))
+    tl.static_assert(tl.abs(x).dtype == tl.float8e4b15)
+    a = tl.reshape(tl.load(code_ptr + tl.arange(0, 256)).to(tl.float8e4b15, bitcast=True),
+                   [16, 16])
+    rows = tl.arange(0, 16)
+    tl.store(dot_ptr + rows[:, None] * 16 + rows[None, :], tl.dot(a, a))
+
+
+def test_float8e4b15_computes_as_fp16(device):
+    codes = np.random.default_rng(0).integers(0, 256, 256).astype(np.uint8)
+    codes[(codes & 0x7F) == 0x7F] = 0x3C
+    out = np.zeros(64, np.float32)
+    product = np.zeros((16, 16), np.float32)
+    e4b15_compute_kernel[(1,)](codes, out, product)
+    x = np.array([float(e4b15_value(c)) for c in codes], np.float32)
+    np.testing.assert_array_equal(out[:16], (x[:16].astype(np.float16) * 2 + 1).astype(np.float32))
+    np.testing.assert_array_equal(out[16:32], np.abs(x[:16]))
+    np.testing.assert_array_equal(out[32:48], float(e4b15_value(e4b15_code(0.3))))
+    np.testing.assert_allclose(out[48], x[:16].sum(), rtol=1e-6)
+    assert out[49] == x[:16].max()
+    a = x.reshape(16, 16).astype(np.float64)
+    np.testing.assert_allclose(product, a @ a, rtol=2e-3, atol=1e-5)
