@@ -17,6 +17,7 @@ from .standard import (abs, arange, argmax, argmin, associative_scan, assume, at
                        sort, split, sqrt, sqrt_rn, static_assert, static_print, static_range, store, sum,
                        swizzle2d, topk, trans, umulhi, view, where, xor_sum, zeros, zeros_like)
 
+from .scaled import dot_scaled
 from .descriptor import (advance, block_pointer, load_tensor_descriptor,
                          make_block_ptr, make_tensor_descriptor, store_tensor_descriptor,
                          tensor_descriptor)
