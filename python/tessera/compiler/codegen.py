@@ -182,6 +182,10 @@ class CodeGenerator(ast.NodeVisitor):
         self.dynamic_depth = 0
         # The calls being inlined, outermost first (_call_identity).
         self.inlining = []
+        # Inside tl.map_elementwise's function, which computes on whole
+        # tensors: an if on a tensor condition takes both branches and
+        # selects (if-conversion), and nothing may write memory.
+        self.elementwise_depth = 0
         # @jit functions whose source the result depends on, and the
         # global values it read: the compiled kernel is stale if either
         # changes.
@@ -401,6 +405,8 @@ class CodeGenerator(ast.NodeVisitor):
     def _condition(self, node, cond):
         """`cond` as the condition of a runtime branch: a one-element tensor
         is its element (with Triton's warning), a larger one an error."""
+        if _is_tensor(cond) and cond.shape and self.elementwise_depth:
+            return cond
         if _is_tensor(cond) and cond.shape:
             if cond.numel.value != 1:
                 raise self._error(node, "Boolean value of Tensor with more than one value is "
@@ -429,6 +435,8 @@ class CodeGenerator(ast.NodeVisitor):
     def _runtime_if(self, cond, node):
         """An if on the runtime condition `cond`: names set in a branch and
         alive afterwards are its results."""
+        if cond.shape:
+            return self._converted_if(cond, node)
         assigned = _assigned_names(node.body) | _assigned_names(node.orelse)
         before = dict(self.scope)
         for name in assigned & before.keys():
@@ -466,6 +474,36 @@ class CodeGenerator(ast.NodeVisitor):
                 self.scope[n] = then_scope[n]
         _drop_region_locals(self.scope, before, set())
         self.scope.update(_rebuild_all(carried, then_scope, results))
+
+    def _converted_if(self, cond, node):
+        """An if on an elementwise condition (in tl.map_elementwise's
+        function): both branches run, and each name either sets becomes
+        the select of the two by `cond`."""
+        before = dict(self.scope)
+        branches = []
+        self.dynamic_depth += 1
+        for body in (node.body, node.orelse):
+            self.scope = dict(before)
+            self._visit_body(body)
+            branches.append(self.scope)
+        self.dynamic_depth -= 1
+        then_scope, else_scope = branches
+
+        def select(t, e):
+            if t is e:
+                return t
+            if isinstance(t, tuple) and isinstance(e, tuple) and len(t) == len(e):
+                return tuple(map(select, t, e))
+            if hasattr(t, "_flatten") or hasattr(e, "_flatten") or isinstance(t, tuple) \
+                    or isinstance(e, tuple):
+                raise self._error(node, "the branches of an if in map_elementwise's function "
+                                        "must set tensors or tuples of them alike")
+            return tl.where(cond, t, e)
+
+        self.scope = dict(before)
+        for name in _assigned_names(node.body) | _assigned_names(node.orelse):
+            if name in then_scope and name in else_scope:
+                self.scope[name] = select(then_scope[name], else_scope[name])
 
     def _carried_handles(self, names, node):
         """The values of loop-carried names, as tensors (numbers become

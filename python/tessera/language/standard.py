@@ -476,7 +476,15 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
                         builtins.bool(_unwrap(volatile))))
 
 
+def _no_writes_in_map(what):
+    codegen = getattr(_state, "codegen", None)
+    if codegen is not None and codegen.elementwise_depth:
+        raise CompilationError(f"{what} is not supported inside map_elementwise's function "
+                               "(Stores are not supported inside map_elementwise)")
+
+
 def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy=""):
+    _no_writes_in_map("a store")
     pointer = _unwrap(pointer)
     if isinstance(pointer, _descriptor.block_pointer):
         if _unwrap(mask) is not None:
@@ -491,6 +499,7 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", evict
 
 def _atomic(kind):
     def fn(pointer, val, mask=None, sem=None, scope=None):
+        _no_writes_in_map(f"atomic_{kind}")
         _check_fits(pointer, val, f"atomic_{kind}'s value")
         _check_fits(pointer, mask, f"atomic_{kind}'s mask")
         return tensor(_call("atomic_rmw", kind, _t(pointer).handle, _t(val).handle,
@@ -620,6 +629,57 @@ def _combine(inputs, axis, combine_fn, is_scan, reverse):
     outs = _call("end_combiner", [_t(r).handle for r in results])
     outs = [tensor(o) for o in outs]
     return outs[0] if single else tuple(outs)
+
+
+def map_elementwise(scalar_fn, *args, pack=1):
+    """`scalar_fn` (a @jit function of scalars, which may branch on them)
+    applied to each element of `args`, broadcast to one shape (each keeping
+    its dtype): its result, or a tuple of its results. With `pack`, it takes
+    `pack` elements of each argument at once, all of the first argument's,
+    then the second's, and returns each of its results' `pack` values in
+    turn. It runs on whole tensors, an if on its arguments taking both
+    branches and selecting; it may not write memory."""
+    pack = _unwrap(pack)
+    if not isinstance(pack, builtins.int) or pack < 1 or pack & (pack - 1):
+        raise CompilationError(f"map_elementwise: pack must be a power of 2, got {pack!r}")
+    if not args:
+        raise CompilationError("map_elementwise needs at least one tensor")
+    values = [_t(a) for a in args]
+    for i in builtins.range(1, len(values)):
+        values[0], values[i] = broadcast(values[0], values[i])
+    values = [broadcast(v, values[0])[0] for v in values]
+    shape = [d.value for d in values[0].shape]
+    numel = 1
+    for d in shape:
+        numel *= d
+    if numel % pack:
+        raise CompilationError(f"map_elementwise: pack {pack} must divide the {numel} elements")
+    levels = pack.bit_length() - 1
+    lanes_of = []
+    for v in values:
+        lanes = [reshape(ravel(v), [numel // pack] + [2] * levels)] if pack > 1 else [v]
+        for _ in builtins.range(levels):
+            lanes = [half for lane in lanes for half in split(lane)]
+        lanes_of.append(lanes)
+    codegen = _state.codegen
+    codegen.elementwise_depth += 1
+    try:
+        results = codegen.call_function(scalar_fn, [lane for lanes in lanes_of for lane in lanes])
+    finally:
+        codegen.elementwise_depth -= 1
+    single = not isinstance(results, tuple)
+    results = [results] if single else list(results)
+    if len(results) % pack:
+        raise CompilationError(f"map_elementwise: with pack {pack}, {scalar_fn.__name__} must "
+                               f"return a multiple of {pack} values, got {len(results)}")
+    outputs = []
+    for o in builtins.range(len(results) // pack):
+        lanes = [broadcast_to(_t(r), *([numel // pack] if pack > 1 else shape))
+                 for r in results[o * pack:(o + 1) * pack]]
+        while len(lanes) > 1:
+            lanes = [join(lanes[i], lanes[i + 1]) for i in builtins.range(0, len(lanes), 2)]
+        outputs.append(reshape(lanes[0], shape) if pack > 1 else lanes[0])
+    return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
 
 def reduce(input, axis, combine_fn, keep_dims=False):
