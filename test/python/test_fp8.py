@@ -129,6 +129,7 @@ def test_fp8_tensors_in_memory(device, name):
 # rounded to 3 mantissa bits, halves away from zero.
 
 def e4b15_value(code):
+    code = int(code)
     e, m = (code >> 3) & 15, code & 7
     value = Fraction(m, 8) * Fraction(2) ** -14 if e == 0 else \
         (1 + Fraction(m, 8)) * Fraction(2) ** (e - 15)
@@ -172,8 +173,11 @@ def test_floats_round_to_float8e4b15_as_triton_does(device, source):
     x = np.concatenate([x, np.zeros(n - len(x), source)])
     y = np.zeros(n, np.float32)
     round_kernel[(1,)](x, y, N=n, FMT=tl.float8e4b15)
-    expected = [float(e4b15_value(e4b15_code(v))) for v in x]
-    np.testing.assert_array_equal(y, np.array(expected, np.float32))
+    expected = np.array([float(e4b15_value(e4b15_code(v))) for v in x], np.float32)
+    # NaN becomes 1.75 of either sign (GPUs convert NaN to fp16 without it).
+    nan = np.isnan(x)
+    np.testing.assert_array_equal(y[~nan], expected[~nan])
+    np.testing.assert_array_equal(np.abs(y[nan]), 1.75)
 
 
 @tessera.jit
