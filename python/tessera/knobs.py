@@ -224,4 +224,11 @@ autotuning = autotuning()
 language = language()
 nvidia = nvidia()
 
+
+def _compiling_values():
+    """The values of the knobs that change how kernels compile (what
+    tuning results depend on besides the kernel and its arguments)."""
+    return [[type(g).__name__, sorted((k, str(v)) for k, v in g.knobs.items())]
+            for g in (language, nvidia)]
+
 __all__ = ["autotuning", "cache", "compilation", "env", "language", "nvidia", "runtime"]

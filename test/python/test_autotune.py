@@ -268,6 +268,23 @@ def test_early_prune_gets_the_launch_keywords_as_triton_passes_them(tuning_cache
         empty[grid](x, x, 64)
 
 
+def test_results_are_kept_per_value_of_the_compiling_knobs(tuning_cache, monkeypatch):
+    # A result tuned on mma.sync is not the one for wgmma: each value of a
+    # knob that changes the code (a child process's, say) tunes anew.
+    monkeypatch.delenv("TESSERA_DISABLE_MMA_V3", raising=False)
+    monkeypatch.delenv("DISABLE_MMA_V3", raising=False)
+    x = np.zeros(64, np.float32)
+    table = CostTable({1: 2.0, 4: 1.0})
+    tuned(table, 1, 4)[grid](x, x, 64)
+    assert sorted(table.timed) == [1, 4]
+    with tessera.knobs.nvidia.scope():
+        tessera.knobs.nvidia.disable_mma_v3 = True
+        tuned(table, 1, 4)[grid](x, x, 64)
+        assert sorted(table.timed) == [1, 1, 4, 4]
+    tuned(table, 1, 4)[grid](x, x, 64)  # stored for the default
+    assert sorted(table.timed) == [1, 1, 4, 4]
+
+
 def test_printing(tuning_cache, monkeypatch, capsys):
     monkeypatch.setenv("TESSERA_PRINT_AUTOTUNING", "1")
     x = np.zeros(64, np.float32)

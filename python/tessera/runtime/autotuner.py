@@ -222,14 +222,14 @@ class Autotuner(KernelInterface):
         values = tuple(_key_part(named[k]) for k in self.keys if k in named)
         dtypes = tuple(str(v.dtype) for v in named.values()
                        if hasattr(v, "dtype") and hasattr(v, "shape"))
-        return values, dtypes, where
+        return values, dtypes, where, json.dumps(knobs._compiling_values())
 
     @staticmethod
     def _tuning_key(launch_key):
         """The launch key as the JSON that names stored results."""
-        values, dtypes, where = launch_key
+        values, dtypes, where, compiling = launch_key
         return json.dumps({"key": list(values), "dtypes": list(dtypes), "target": where[0],
-                           "device": where[1]}, sort_keys=True)
+                           "device": where[1], "knobs": json.loads(compiling)}, sort_keys=True)
 
     def _cache_file(self, tuning_key):
         directory = _cache_directory()
