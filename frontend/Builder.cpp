@@ -289,7 +289,7 @@ struct frontend::Builder::Impl {
           arith::OrIOp::create(b, loc, sign, magnitude));
       return castValue(half, f16, to);
     }
-    // Other types go through fp32 (exactly, but for fp64 and wide ints).
+    // bf16, the other fp8 formats and integers go through fp32.
     DType wide = from;
     if (!from.isFloat() || (from != f16 && from.bits() < 32)) {
       wide = DType::floating("fp32");

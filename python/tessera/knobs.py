@@ -188,7 +188,8 @@ class autotuning(_Group):
     cache = _Knob("TESSERA_CACHE_AUTOTUNING", _bool, True)
 
 
-# The kernels whose compiled forms a change of `language` drops.
+# The kernels (and autotuners) whose compiled forms (and chosen configs) a
+# change of a knob of how kernels compile drops.
 _jit_functions = weakref.WeakSet()
 
 
@@ -226,9 +227,10 @@ nvidia = nvidia()
 
 
 def _compiling_values():
-    """The values of the knobs that change how kernels compile (what
-    tuning results depend on besides the kernel and its arguments)."""
-    return [[type(g).__name__, sorted((k, str(v)) for k, v in g.knobs.items())]
-            for g in (language, nvidia)]
+    """The values of the knobs that change how kernels compile, by name:
+    what stored tuning results depend on besides the kernel and its
+    arguments."""
+    return {f"{type(g).__name__}.{n}": str(getattr(g, n))
+            for g in (language, nvidia) for n in g._names()}
 
 __all__ = ["autotuning", "cache", "compilation", "env", "language", "nvidia", "runtime"]

@@ -275,12 +275,19 @@ def test_results_are_kept_per_value_of_the_compiling_knobs(tuning_cache, monkeyp
     monkeypatch.delenv("DISABLE_MMA_V3", raising=False)
     x = np.zeros(64, np.float32)
     table = CostTable({1: 2.0, 4: 1.0})
-    tuned(table, 1, 4)[grid](x, x, 64)
+    kernel = tuned(table, 1, 4)
+    kernel[grid](x, x, 64)
     assert sorted(table.timed) == [1, 4]
     with tessera.knobs.nvidia.scope():
         tessera.knobs.nvidia.disable_mma_v3 = True
-        tuned(table, 1, 4)[grid](x, x, 64)
+        kernel[grid](x, x, 64)  # in this process
         assert sorted(table.timed) == [1, 1, 4, 4]
+        tuned(table, 1, 4)[grid](x, x, 64)  # stored for it
+        assert sorted(table.timed) == [1, 1, 4, 4]
+    monkeypatch.setenv("DISABLE_MMA_V3", "1")  # as a child process starts
+    tuned(table, 1, 4)[grid](x, x, 64)
+    assert sorted(table.timed) == [1, 1, 4, 4]
+    monkeypatch.delenv("DISABLE_MMA_V3")
     tuned(table, 1, 4)[grid](x, x, 64)  # stored for the default
     assert sorted(table.timed) == [1, 1, 4, 4]
 

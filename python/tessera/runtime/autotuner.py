@@ -206,6 +206,13 @@ class Autotuner(KernelInterface):
         self.cache = {}  # launch key -> Config
         self.best_config = None
         self.configs_timings = None
+        knobs._jit_functions.add(self)
+
+    def forget_compiled(self):
+        """Drops the configs chosen in this process (a knob that changes
+        compiled code was set): the next launch looks again, in the disk
+        cache under the knobs' values, else by tuning."""
+        self.cache.clear()
 
     # -- what the tuning is keyed by ------------------------------------
 
@@ -222,14 +229,15 @@ class Autotuner(KernelInterface):
         values = tuple(_key_part(named[k]) for k in self.keys if k in named)
         dtypes = tuple(str(v.dtype) for v in named.values()
                        if hasattr(v, "dtype") and hasattr(v, "shape"))
-        return values, dtypes, where, json.dumps(knobs._compiling_values())
+        return values, dtypes, where
 
     @staticmethod
     def _tuning_key(launch_key):
         """The launch key as the JSON that names stored results."""
-        values, dtypes, where, compiling = launch_key
+        values, dtypes, where = launch_key
         return json.dumps({"key": list(values), "dtypes": list(dtypes), "target": where[0],
-                           "device": where[1], "knobs": json.loads(compiling)}, sort_keys=True)
+                           "device": where[1], "knobs": knobs._compiling_values()},
+                          sort_keys=True)
 
     def _cache_file(self, tuning_key):
         directory = _cache_directory()
