@@ -109,7 +109,23 @@ def pack3_kernel(x_ptr):
     tl.map_elementwise(compare, tl.load(x_ptr + offs), tl.load(x_ptr + offs), pack=3)
 
 
-def test_writes_and_bad_packs_are_located_errors():
+@tessera.jit
+def halve_until_small(x):
+    while x > 1:
+        x = x // 2
+    return x
+
+
+@tessera.jit
+def loop_kernel(x_ptr):
+    offs = tl.arange(0, 16)
+    tl.store(x_ptr + offs, tl.map_elementwise(halve_until_small, tl.load(x_ptr + offs)))
+
+
+def test_writes_loops_and_bad_packs_are_located_errors():
+    with pytest.raises(tessera.CompilationError,
+                       match="a while loop on an elementwise condition is not supported"):
+        loop_kernel[(1,)](np.zeros(16, np.int32))
     x = np.zeros(16, np.int32)
     with pytest.raises(tessera.CompilationError,
                        match="Stores are not supported inside map_elementwise") as info:

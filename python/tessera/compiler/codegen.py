@@ -598,6 +598,9 @@ class CodeGenerator(ast.NodeVisitor):
         entry = self.builder.begin_while(self._carried_handles(carried, node))
         self.scope.update(_rebuild_all(carried, templates, entry))
         cond = self._condition(node.test, self.visit(node.test))
+        if _is_tensor(cond) and cond.shape:
+            raise self._error(node.test, "a while loop on an elementwise condition is not "
+                                         "supported in map_elementwise's function")
         if not _is_tensor(cond):
             cond = core.to_tensor(bool(_unwrap(cond)))
         after = self.builder.begin_while_body(cond.handle, self._carried_handles(carried, node))
