@@ -800,11 +800,20 @@ LogicalResult specializeLoops(scf::ForOp loop, SmallVector<OperandLoad> loads,
 
 /// Rewrites the operand loads of `loop` as copies into buffers and local
 /// loads of them, and pipelines it over `stages` stages.
+/// The deepest pipeline: each stage is a buffer of every operand and a
+/// prologue copy of the loop's loads, so deeper ones need more shared memory
+/// than GPUs have and take the compiler minutes (100 stages: 52 s, 11 GB).
+constexpr unsigned kMaxStages = 16;
+
 LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages,
                            const BulkCopies *bulk) {
   SmallVector<OperandLoad> loads = findOperandLoads(loop, bulk);
   if (loads.empty())
     return success();
+  if (stages > kMaxStages)
+    return loop.emitError() << "num_stages " << stages << " is more than "
+                            << kMaxStages
+                            << ", the deepest pipeline of a loop feeding dots";
   std::optional<DenseSet<Operation *>> ahead = copiesAhead(loop, loads);
   if (!ahead)
     return success();
