@@ -252,16 +252,22 @@ struct frontend::Builder::Impl {
     return {};
   }
 
+  /// The constant `value`, splat to `shape` (a scalar where it is empty).
+  Value constantOf(TypedAttr value, ArrayRef<int64_t> shape) {
+    if (shape.empty())
+      return arith::ConstantOp::create(builder, loc, value);
+    return arith::ConstantOp::create(
+        builder, loc,
+        SplatElementsAttr::get(RankedTensorType::get(shape, value.getType()),
+                               value));
+  }
+
   Value zeroOf(const DType &dtype, ArrayRef<int64_t> shape) {
     Type element = dtype.toMLIR(&context);
-    TypedAttr zero = dtype.isFloat() && !dtype.isFp8e4b15()
-                         ? TypedAttr(builder.getFloatAttr(element, 0.0))
-                         : TypedAttr(builder.getIntegerAttr(element, 0));
-    if (shape.empty())
-      return arith::ConstantOp::create(builder, loc, zero);
-    auto type = RankedTensorType::get(shape, element);
-    return arith::ConstantOp::create(builder, loc,
-                                     SplatElementsAttr::get(type, zero));
+    return constantOf(dtype.isFloat() && !dtype.isFp8e4b15()
+                          ? TypedAttr(builder.getFloatAttr(element, 0.0))
+                          : TypedAttr(builder.getIntegerAttr(element, 0)),
+                      shape);
   }
 
   /// Conversions to and from fp8e4b15 (Triton's, bit for bit), through
@@ -324,13 +330,8 @@ struct frontend::Builder::Impl {
 
   /// An integer constant of `bits` bits, splat to `shape`.
   Value intConstantOf(unsigned bits, int64_t value, ArrayRef<int64_t> shape) {
-    Type element = builder.getIntegerType(bits);
-    TypedAttr attr = builder.getIntegerAttr(element, value);
-    if (shape.empty())
-      return arith::ConstantOp::create(builder, loc, attr);
-    return arith::ConstantOp::create(
-        builder, loc,
-        SplatElementsAttr::get(RankedTensorType::get(shape, element), attr));
+    return constantOf(
+        builder.getIntegerAttr(builder.getIntegerType(bits), value), shape);
   }
 
   Value broadcastValue(Value v, ArrayRef<int64_t> shape) {
@@ -879,14 +880,8 @@ Handle frontend::Builder::unary(const std::string &op, const Handle &a) {
                                            s.zeroOf(t, shape));
       return s.handle(isZero, DType::boolean());
     }
-    Type element = t.toMLIR(&s.context);
-    TypedAttr ones = ob.getIntegerAttr(element, -1);
     Value allOnes =
-        shape.empty() ? Value(arith::ConstantOp::create(ob, loc, ones))
-                      : Value(arith::ConstantOp::create(
-                            ob, loc,
-                            SplatElementsAttr::get(
-                                RankedTensorType::get(shape, element), ones)));
+        s.constantOf(ob.getIntegerAttr(t.toMLIR(&s.context), -1), shape);
     return s.handle(arith::XOrIOp::create(ob, loc, v, allOnes), t);
   }
   if (op == "abs") {

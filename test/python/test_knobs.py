@@ -29,7 +29,8 @@ def clean_knobs(monkeypatch):
 
 
 @tessera.jit
-def dot_f32(a_ptr, b_ptr, c_ptr, N: tl.constexpr):
+def square_dot(a_ptr, b_ptr, c_ptr, N: tl.constexpr):
+    # c = a @ b for NxN matrices of whatever element type the pointers have.
     r = tl.arange(0, N)
     a = tl.load(a_ptr + r[:, None] * N + r[None, :])
     b = tl.load(b_ptr + r[:, None] * N + r[None, :])
@@ -92,13 +93,13 @@ def test_bad_values_and_names_are_refused(monkeypatch):
 def test_fp32_default_sets_the_precision_of_dots_and_recompiles():
     a = np.ones((16, 16), np.float32)
     c = np.zeros((16, 16), np.float32)
-    assert "precision = tf32" in dot_f32.warmup(a, a, c, 16, grid=(1,)).asm["tile"]
+    assert "precision = tf32" in square_dot.warmup(a, a, c, 16, grid=(1,)).asm["tile"]
     knobs.language.fp32_default = "ieee"  # the dot's default form: no attribute
-    assert "precision" not in dot_f32.warmup(a, a, c, 16, grid=(1,)).asm["tile"]
-    dot_f32[(1,)](a, a, c, 16)
+    assert "precision" not in square_dot.warmup(a, a, c, 16, grid=(1,)).asm["tile"]
+    square_dot[(1,)](a, a, c, 16)
     np.testing.assert_array_equal(c, np.full((16, 16), 16, np.float32))
     del knobs.language.fp32_default
-    assert "precision = tf32" in dot_f32.warmup(a, a, c, 16, grid=(1,)).asm["tile"]
+    assert "precision = tf32" in square_dot.warmup(a, a, c, 16, grid=(1,)).asm["tile"]
 
 
 def test_default_fp_fusion_is_the_launch_default():
@@ -122,17 +123,9 @@ def test_default_fp_fusion_is_the_ahead_of_time_default():
     assert "fma.rn.f32" in explicit.asm["ptx"]
 
 
-@tessera.jit
-def dot_f16(a_ptr, b_ptr, c_ptr, N: tl.constexpr):
-    r = tl.arange(0, N)
-    a = tl.load(a_ptr + r[:, None] * N + r[None, :])
-    b = tl.load(b_ptr + r[:, None] * N + r[None, :])
-    tl.store(c_ptr + r[:, None] * N + r[None, :], tl.dot(a, b))
-
-
 def test_disable_mma_v3_keeps_hopper_dots_on_mma_sync(cache_dir, monkeypatch):
     signature = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32"}
-    compile = lambda: tessera.compile(dot_f16, signature, "cuda:90", constexprs={"N": 64})
+    compile = lambda: tessera.compile(square_dot, signature, "cuda:90", constexprs={"N": 64})
     assert "wgmma.mma_async" in compile().asm["ptx"]
     knobs.nvidia.disable_mma_v3 = True
     ptx = compile().asm["ptx"]
@@ -147,7 +140,7 @@ def test_disable_mma_v3_keeps_hopper_dots_on_mma_sync(cache_dir, monkeypatch):
     a = np.ones((64, 64), np.float16)
     c = np.zeros((64, 64), np.float32)
     knobs.nvidia.disable_mma_v3 = True
-    dot_f16[(1,)](a, a, c, 64)
+    square_dot[(1,)](a, a, c, 64)
     np.testing.assert_array_equal(c, np.full((64, 64), 64, np.float32))
 
 

@@ -86,16 +86,12 @@ def _apply_scale(x, scale, compute, k_dim, side, fast_math):
                                f"{[d.value for d in scale.shape]}; for {side} of shape {shape} it "
                                f"must be {shape[:-2] + [shape[rows_dim], k // 32]} (one scale per "
                                "32 elements along K)")
-    group = k // groups
-    values = _std.expand_dims(_scale_values(scale, compute), rank)  # [..., rows, groups, 1]
-    values = _std.broadcast_to(values, *(expected + [group]))
-    values = _std.reshape(values, shape[:-2] + [shape[rows_dim], k])
-    codes = _std.reshape(_std.broadcast_to(_std.expand_dims(scale, rank), *(expected + [group])),
-                         shape[:-2] + [shape[rows_dim], k])
+    # Each scale over its group: [..., rows, groups, group] -> [..., rows, K].
+    codes = _std.broadcast_to(_std.expand_dims(scale, rank), *(expected + [k // groups]))
+    codes = _std.reshape(codes, shape[:-2] + [shape[rows_dim], k])
     if k_dim == rank - 2:  # rhs: scales are [N, K]
-        order = list(builtins.range(rank - 2)) + [rank - 1, rank - 2]
-        values, codes = _std.permute(values, *order), _std.permute(codes, *order)
-    scaled = x * values
+        codes = _std.permute(codes, *(list(builtins.range(rank - 2)) + [rank - 1, rank - 2]))
+    scaled = x * _scale_values(codes, compute)
     if not fast_math:
         scaled = _std.where(codes == 0xFF, float("nan"), scaled)
     return scaled.to(compute)
