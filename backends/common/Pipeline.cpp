@@ -280,7 +280,8 @@ Operation *predicate(RewriterBase &rewriter, Operation *op, Value pred) {
     rewriter.modifyOpInPlace(op, [&] { load.getMaskMutable().assign(mask); });
     return op;
   }
-  if (isa<AsyncCommitGroupOp, AsyncWaitOp>(op) || isMemoryEffectFree(op))
+  if (isa<AsyncCommitGroupOp, AsyncWaitOp, BarrierOp>(op) ||
+      isMemoryEffectFree(op))
     return op;
   return nullptr;
 }
@@ -321,10 +322,10 @@ void readBuffers(RewriterBase &rewriter, scf::ForOp loop, OperandLoad &operand,
   rewriter.eraseOp(operand.load);
 }
 
-/// Whether an op reading `alloc` in place feeds its result back to itself
-/// through `loop` (a dot accumulating over the loop): such a dot may run
-/// asynchronously, still reading its buffer an iteration later.
-bool accumulatesInPlace(scf::ForOp loop, LocalAllocOp alloc) {
+/// The op reading `alloc` in place that feeds its result back to itself
+/// through `loop` (a dot accumulating over the loop), if any: such a dot may
+/// run asynchronously, still reading its buffer an iteration later.
+Operation *inPlaceReader(scf::ForOp loop, LocalAllocOp alloc) {
   Operation *yield = loop.getBody()->getTerminator();
   // The value carried in, or chosen over a fresh one (a fused loop's
   // accumulator restarting at each tile).
@@ -340,8 +341,12 @@ bool accumulatesInPlace(scf::ForOp loop, LocalAllocOp alloc) {
             return carries(operand,
                            loop.getRegionIterArg(use.getOperandNumber()));
           }))
-        return true;
-  return false;
+        return reader;
+  return nullptr;
+}
+
+bool accumulatesInPlace(scf::ForOp loop, LocalAllocOp alloc) {
+  return inPlaceReader(loop, alloc) != nullptr;
 }
 
 /// The buffers an operand needs: one per stage, and one more where a dot
@@ -349,11 +354,12 @@ bool accumulatesInPlace(scf::ForOp loop, LocalAllocOp alloc) {
 /// asynchronous wgmma does (the copies of iteration i then go to the buffer
 /// of iteration i - 2, which every warpgroup is done with before the
 /// barrier of i). Dots waited for at once (attention's) need none, nor do
-/// bulk copies issued `late`: the dot of iteration i - 1 is waited for
-/// before them, and each bulk copy waits for every warpgroup.
+/// copies issued `late`: the dot of iteration i - 1 is waited for before
+/// them, and a barrier (pointer copies) or each bulk copy waits for every
+/// warpgroup.
 unsigned buffersOf(scf::ForOp loop, const OperandLoad &operand,
                    unsigned stages, bool late) {
-  if (late && operand.bulk)
+  if (late)
     return stages;
   return llvm::any_of(operand.allocs,
                       [&](LocalAllocOp alloc) {
@@ -370,13 +376,16 @@ unsigned buffersOf(scf::ForOp loop, const OperandLoad &operand,
 /// H100 (fp16, 3 and 4 stages): last is faster where each warp's share of
 /// the iteration's dots is 2^18 multiply-adds or more (128x128x64 or
 /// 128x256x64 tiles, attention's two dots), first where it is half that
-/// (128x128x32, 64x256x32). Those were mma.sync dots (tile.dot); Hopper's
-/// warpgroup dots are not counted, their copies staying first: counted, the
-/// H100 measured the pointer matmul 1% faster, but descriptor matmuls up to
-/// 4% and attention with 128x128 tiles 3.5% slower. The product of a fused
-/// loop (whose operand loads `loads` are) counts, whatever its dot became:
-/// issued last, its bulk copies need no spare buffer, for which the buffer
-/// of its epilogue leaves no room with such tiles.
+/// (128x128x32, 64x256x32). Those were mma.sync dots (tile.dot). Hopper's
+/// warpgroup dots, reading their buffers in place, count where pointer
+/// copies feed them: issued last, after the wait for the previous
+/// iteration's dots and a barrier, the copies need no spare buffer (as
+/// upstream Triton issues them). Fed by bulk copies, they stay first:
+/// counted, the H100 measured descriptor matmuls up to 4% and attention
+/// with 128x128 tiles 3.5% slower. The product of a fused loop (whose
+/// operand loads `loads` are) counts, whatever its dot became: issued last,
+/// its bulk copies need no spare buffer, for which the buffer of its
+/// epilogue leaves no room with such tiles.
 bool copiesLate(scf::ForOp loop, ArrayRef<OperandLoad> loads) {
   auto module = loop->getParentOfType<ModuleOp>();
   auto warps = module ? module->getAttrOfType<IntegerAttr>("tile.num_warps")
@@ -384,6 +393,10 @@ bool copiesLate(scf::ForOp loop, ArrayRef<OperandLoad> loads) {
   if (!warps)
     return false;
   int64_t macs = 0;
+  auto count = [&](ArrayRef<int64_t> shape, int64_t k) {
+    macs += k * std::accumulate(shape.begin(), shape.end(), int64_t(1),
+                                std::multiplies<int64_t>());
+  };
   if (loop->hasAttr(kFlattenAttr) && loads.size() == 2) {
     // A and B share K, the dimension of one of A's matching one of B's.
     ArrayRef<int64_t> a = loads[0].type().getShape(),
@@ -393,11 +406,26 @@ bool copiesLate(scf::ForOp loop, ArrayRef<OperandLoad> loads) {
         if (a[i] == b[j])
           macs = a[0] * a[1] * b[1 - j];
   }
-  for (auto dot : loop.getBody()->getOps<DotOp>()) {
-    ArrayRef<int64_t> shape = dot.getType().getShape();
-    int64_t k = dot.getA().getType().getShape().back();
-    macs += k * std::accumulate(shape.begin(), shape.end(), int64_t(1),
-                                std::multiplies<int64_t>());
+  for (auto dot : loop.getBody()->getOps<DotOp>())
+    count(dot.getType().getShape(), dot.getA().getType().getShape().back());
+  if (macs == 0 && llvm::none_of(loads, [](const OperandLoad &operand) {
+        return operand.bulk;
+      })) {
+    // A dot reading buffers in place: its first operand is A (M x K), in
+    // shared memory or registers.
+    SmallPtrSet<Operation *, 2> dots;
+    for (const OperandLoad &operand : loads)
+      for (LocalAllocOp alloc : operand.allocs) {
+        Operation *dot = inPlaceReader(loop, alloc);
+        if (!dot || !dots.insert(dot).second)
+          continue;
+        Type a = dot->getOperand(0).getType();
+        auto memory = dyn_cast<MemDescType>(a);
+        count(cast<RankedTensorType>(dot->getResult(0).getType()).getShape(),
+              (memory ? memory.getShape()
+                      : cast<RankedTensorType>(a).getShape())
+                  .back());
+      }
   }
   return macs / warps.getInt() >= (int64_t(1) << 18);
 }
@@ -892,6 +920,23 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages,
   FailureOr<DenseSet<Operation *>> stage0 = copyStage(loop, roots, bulkOps);
   if (failed(stage0))
     return loop.emitError("the pipeliner lost track of the copies' operands");
+  // Issued late into the buffer a dot of the last iteration may still be
+  // reading in place (buffersOf gave it no spare), pointer copies wait for
+  // every thread first; a backend running such dots asynchronously waits
+  // for the last iteration's right after this one's, before this barrier.
+  if (late && pointerCopies &&
+      llvm::any_of(loads, [&](const OperandLoad &operand) {
+        return llvm::any_of(operand.allocs, [&](LocalAllocOp alloc) {
+          return accumulatesInPlace(loop, alloc);
+        });
+      })) {
+    Operation *firstCopy = *llvm::min_element(roots, [](Operation *a,
+                                                        Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+    rewriter.setInsertionPoint(firstCopy);
+    stage0->insert(BarrierOp::create(rewriter, loc));
+  }
 
   // The waits before the first read; each convert reads its buffer, each
   // store's readers read the buffer instead.

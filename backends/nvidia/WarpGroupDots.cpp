@@ -455,7 +455,8 @@ struct TileNvidiaAsyncWarpGroupDotsPass
       // Accumulated over the loop and read by nothing else (a matmul's
       // loop): the previous iteration's is waited for once this one
       // starts, one in flight (the pipeliner gave its operands a spare
-      // buffer).
+      // buffer, or issues the copies into its buffers after the dots and
+      // a barrier, which this wait, right after the dot, precedes).
       auto carried = llvm::find(yield->getOperands(), result);
       if (carried != yield->operand_end()) {
         Value previous = loop.getRegionIterArg(

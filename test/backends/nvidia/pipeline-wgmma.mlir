@@ -63,6 +63,66 @@ func.func @matmul(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32},
 
 // -----
 
+// Where each warp's share of an iteration's dots is 2^18 multiply-adds
+// (128x256x64 over 8 warps), the copies go after the dot: the wait for the
+// last iteration's dot, then a barrier, then the copies into the buffer it
+// read; so S buffers, with no spare.
+// CHECK-LABEL: func.func @matmul_copies_late
+// CHECK: %[[A:.*]] = tile.local_alloc : () -> !tile.memdesc<3x128x64xf16
+// CHECK: %[[B:.*]] = tile.local_alloc : () -> !tile.memdesc<3x64x256xf16
+// CHECK: scf.for
+// CHECK: tile.async_wait {num = 1 : i32}
+// CHECK-NOT: tile.async_copy_global_to_local
+// CHECK: %[[D:.*]] = tile_nvidia.warpgroup_dot {{.*}} {isAsync}
+// CHECK-NEXT: %[[W:.*]] = tile_nvidia.warpgroup_dot_wait %[[D]] {pendings = 1 : i32}
+// CHECK-NOT: tile.async_copy_global_to_local
+// CHECK: tile.barrier
+// CHECK-NOT: tile_nvidia.warpgroup_dot
+// CHECK: tile.async_copy_global_to_local
+// CHECK: tile.async_copy_global_to_local
+// CHECK-NEXT: tile.async_commit_group
+// CHECK-NEXT: scf.yield %[[W]]
+module attributes {"tile.num_warps" = 8 : i32} {
+func.func @matmul_copies_late(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                              %b: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                              %c: tensor<128x256x!tile.ptr<f32>>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<128x256xf32>
+  %rm = tile.make_range 0, 128 : tensor<128xi32>
+  %rk = tile.make_range 0, 64 : tensor<64xi32>
+  %rn = tile.make_range 0, 256 : tensor<256xi32>
+  %rows = tile.expand_dims %rm {axis = 1 : i32} : tensor<128xi32> -> tensor<128x1xi32>
+  %c64 = arith.constant dense<64> : tensor<128x1xi32>
+  %roff = arith.muli %rows, %c64 : tensor<128x1xi32>
+  %rb = tile.broadcast %roff : tensor<128x1xi32> -> tensor<128x64xi32>
+  %cols = tile.expand_dims %rk {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %cb = tile.broadcast %cols : tensor<1x64xi32> -> tensor<128x64xi32>
+  %offa = arith.addi %rb, %cb : tensor<128x64xi32>
+  %pa0 = tile.splat %a : tensor<128x64x!tile.ptr<f16>>
+  %pa = tile.addptr %pa0, %offa : tensor<128x64x!tile.ptr<f16>>, tensor<128x64xi32>
+  %krows = tile.expand_dims %rk {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %c256 = arith.constant dense<256> : tensor<64x1xi32>
+  %koff = arith.muli %krows, %c256 : tensor<64x1xi32>
+  %kb = tile.broadcast %koff : tensor<64x1xi32> -> tensor<64x256xi32>
+  %ncols = tile.expand_dims %rn {axis = 0 : i32} : tensor<256xi32> -> tensor<1x256xi32>
+  %nb = tile.broadcast %ncols : tensor<1x256xi32> -> tensor<64x256xi32>
+  %offb = arith.addi %kb, %nb : tensor<64x256xi32>
+  %pb0 = tile.splat %b : tensor<64x256x!tile.ptr<f16>>
+  %pb = tile.addptr %pb0, %offb : tensor<64x256x!tile.ptr<f16>>, tensor<64x256xi32>
+  %acc = scf.for %i = %c0 to %n step %c1 iter_args(%acc_i = %zero) -> (tensor<128x256xf32>) : i32 {
+    %x = tile.load %pa : tensor<128x64x!tile.ptr<f16>>
+    %y = tile.load %pb : tensor<64x256x!tile.ptr<f16>>
+    %d = tile.dot %x, %y, %acc_i : tensor<128x64xf16> * tensor<64x256xf16> -> tensor<128x256xf32>
+    scf.yield %d : tensor<128x256xf32>
+  }
+  tile.store %c, %acc : tensor<128x256x!tile.ptr<f32>>
+  return
+}
+}
+
+// -----
+
 // Attention's loop: both dots start asynchronously; q kᵀ is waited for
 // before the softmax reads it, p v (whose accumulator the loop rescales
 // before the next one) before the loop goes round, with S buffers each.
