@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "backends/Compiler.h"
+#include "tools/common/InputFile.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -97,18 +98,10 @@ bool isPythonFile(llvm::StringRef arg) {
   return arg.ends_with(".py") && !arg.starts_with("-");
 }
 
-/// The most bytes of tile IR read: far more than any kernel's IR, and where
-/// an endless input (/dev/zero) stops.
-constexpr size_t kMaxInputBytes = size_t(64) << 20;
-
-llvm::Error inputError(const llvm::Twine &why) {
-  return llvm::createStringError("cannot read " +
-                                 llvm::Twine(input.getValue()) + ": " + why);
-}
-
 /// The text of the input: a regular file, or standard input ("-"), of at
 /// most kMaxInputBytes. Anything else (a FIFO, a device) is not opened.
 llvm::Expected<std::string> readInput() {
+  using namespace tessera::tools;
   std::string text;
   if (input == "-") {
     char chunk[1 << 16];
@@ -116,27 +109,20 @@ llvm::Expected<std::string> readInput() {
       llvm::Expected<size_t> read =
           llvm::sys::fs::readNativeFile(llvm::sys::fs::getStdinHandle(), chunk);
       if (!read)
-        return inputError(llvm::toString(read.takeError()));
+        return inputError(input, llvm::toString(read.takeError()));
       if (*read == 0)
         return text;
       if (text.size() + *read > kMaxInputBytes)
-        return inputError("more than " + llvm::Twine(kMaxInputBytes >> 20) +
-                          " MiB, larger than any kernel's IR");
+        return tooLarge(input);
       text.append(chunk, *read);
     }
   }
-  llvm::sys::fs::file_status status;
-  if (std::error_code ec = llvm::sys::fs::status(input, status))
-    return inputError(ec.message());
-  if (status.type() != llvm::sys::fs::file_type::regular_file)
-    return inputError("not a regular file");
-  if (status.getSize() > kMaxInputBytes)
-    return inputError("more than " + llvm::Twine(kMaxInputBytes >> 20) +
-                      " MiB, larger than any kernel's IR");
+  if (llvm::Error error = checkInputFile(input))
+    return std::move(error);
   auto buffer = llvm::MemoryBuffer::getFile(input, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
   if (!buffer)
-    return inputError(buffer.getError().message());
+    return inputError(input, buffer.getError().message());
   return (*buffer)->getBuffer().str();
 }
 } // namespace

@@ -5,11 +5,43 @@
 #include "backends/nvidia/IR/NvidiaDialect.h"
 #include "backends/nvidia/NvidiaTargetInfo.h"
 #include "ir/Tile/KernelDialects.h"
+#include "tools/common/InputFile.h"
 #include "transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/WithColor.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace {
+/// Whether MLIR's driver may read `path` (tools/common/InputFile.h): a
+/// regular file of bounded size, or standard input where it is such a file,
+/// a terminal, a pipe (which the driver reads without a bound) or /dev/null;
+/// not another device (`< /dev/zero`).
+llvm::Error checkInput(llvm::StringRef path) {
+  using namespace tessera::tools;
+  if (path != "-")
+    return checkInputFile(path);
+  struct stat status;
+  if (fstat(STDIN_FILENO, &status) != 0)
+    return llvm::Error::success(); // The driver says why it cannot read.
+  if (S_ISREG(status.st_mode))
+    return size_t(status.st_size) > kMaxInputBytes ? tooLarge(path)
+                                                    : llvm::Error::success();
+  struct stat null;
+  if (S_ISFIFO(status.st_mode) ||
+      llvm::sys::Process::FileDescriptorIsDisplayed(STDIN_FILENO) ||
+      (S_ISCHR(status.st_mode) && stat("/dev/null", &null) == 0 &&
+       status.st_rdev == null.st_rdev))
+    return llvm::Error::success();
+  return inputError("standard input",
+                    "not a regular file, a terminal or a pipe");
+}
+} // namespace
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
@@ -28,6 +60,13 @@ int main(int argc, char **argv) {
   mlir::tile::registerNvidiaPasses();
   mlir::tile::registerAmdPasses();
 
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "Tessera optimizer driver: tile dialect passes\n", registry));
+  auto [input, output] = mlir::registerAndParseCLIOptions(
+      argc, argv, "Tessera optimizer driver: tile dialect passes\n", registry);
+  if (llvm::Error error = checkInput(input)) {
+    llvm::WithColor::error(llvm::errs(), "tessera-opt")
+        << llvm::toString(std::move(error)) << "\n";
+    return 1;
+  }
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, input, output, registry));
 }
