@@ -14,6 +14,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringMap.h"
@@ -762,6 +763,26 @@ Handle frontend::Builder::binary(const std::string &op, const Handle &a,
          op + "' needs integers");
   if ((op == "floordiv" || op == "mod") && type.isBool())
     type = DType::integer(32);
+  // A Python integer takes the type computed in, which must hold it (as
+  // Triton checks): 32 + 2**40 in int32 is an error, not a wrapped value.
+  if (type.isInt()) {
+    auto checkLiteral = [&](bool weak, const Handle &h, const DType &from) {
+      APInt bits;
+      if (!weak || !matchPattern(s.valueOf(h), m_ConstantInt(&bits)))
+        return;
+      bool negative = from.isSigned() && bits.isNegative();
+      if (negative && !type.isSigned())
+        fail("Cannot perform a binary operation between an unsigned tensor "
+             "and a negative scalar. Perform a explicit cast on one of them.");
+      unsigned width = type.bits() - (type.isSigned() ? 1 : 0);
+      APInt magnitude = negative ? -bits - 1 : bits;
+      if (magnitude.getActiveBits() > width)
+        fail("Scalar " + llvm::toString(bits, 10, from.isSigned()) +
+             " is out of range for type " + type.name());
+    };
+    checkLiteral(weakA, a, ta);
+    checkLiteral(weakB, b, tb);
+  }
   va = s.castValue(va, ta, type);
   vb = s.castValue(vb, tb, type);
   bool f = type.isFloat(), sgn = type.isSigned();
@@ -1384,9 +1405,14 @@ Handle frontend::Builder::dot(const Handle &a, const Handle &b,
   DType in = ta == tb || mixedFp8
                  ? ta
                  : s.computationType(ta, tb, false, false, "dot");
-  DType out = outDtype.empty() ? (in.isFloat() ? DType::floating("fp32")
-                                               : DType::integer(32))
-                               : s.dtypeOf(outDtype);
+  // As Triton: integers into i32, fp64 into fp64, fp32 and bf16 into fp32,
+  // narrower floats into `outDtype` (fp32 where empty).
+  DType out = !in.isFloat()        ? DType::integer(32)
+              : in.bits() == 64    ? in
+              : in.bits() == 32 || in == DType::floating("bf16")
+                  ? DType::floating("fp32")
+              : outDtype.empty()   ? DType::floating("fp32")
+                                   : s.dtypeOf(outDtype);
   SmallVector<int64_t> shape(a.shape.begin(), a.shape.end());
   shape[r - 1] = b.shape[r - 1];
   Value va = s.castValue(s.valueOf(a), ta, in);

@@ -8,22 +8,11 @@ and `@tessera.heuristics` choose their meta-parameters, and
 
 from . import knobs, language, testing
 from .language.core import CompilationError, TesseraError, TritonError
+from .runtime._allocation import set_allocator
 from .runtime.autotuner import Autotuner, Config, Heuristics, autotune, heuristics
 from .runtime.jit import CompiledKernel, JITFunction, TensorWrapper, compile, jit, reinterpret
 
 __version__ = "0.1.0"
-
-
-_allocator = None
-
-
-def set_allocator(allocator):
-    """Sets the function `allocator(size, alignment, stream)` that returns
-    global scratch memory for kernels that need it (`triton.set_allocator`).
-    Tensor descriptors made inside kernels need none today; the function is
-    kept for kernels that will."""
-    global _allocator
-    _allocator = allocator
 
 
 def cdiv(x, y):

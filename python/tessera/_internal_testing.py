@@ -5,6 +5,7 @@ the current target is, random inputs, and moving arrays to and from torch
 torch.
 """
 
+import os
 import re
 
 import numpy as np
@@ -212,6 +213,37 @@ requires_tma = pytest.mark.skipif(not supports_tma(), reason=tma_skip_msg())
 
 def default_alloc_fn(size, align, _):
     return torch.empty(size, dtype=torch.int8, device="cuda")
+
+
+def _fresh_knobs_impl(skipped_attr=None):
+    """(fresh, reset) for Triton's `fresh_knobs` fixtures: `fresh()` puts in
+    place of each knob group (but those named in `skipped_attr`) a copy at
+    its defaults, with the groups' environment variables unset, and returns
+    `knobs`; `reset()` puts the groups and the variables back."""
+    skipped = set(skipped_attr or ())
+    groups = {name: group for name, group in vars(knobs).items()
+              if isinstance(group, knobs._Group) and name not in skipped}
+    saved = {}
+
+    def fresh():
+        for name, group in groups.items():
+            for knob in (getattr(type(group), n) for n in group._names()):
+                for variable in filter(None, (knob.variable, knob.fallback)):
+                    saved.setdefault(variable, os.environ.pop(variable, None))
+            setattr(knobs, name, type(group)())
+        return knobs
+
+    def reset():
+        for name, group in groups.items():
+            setattr(knobs, name, group)
+        for variable, text in saved.items():
+            if text is None:
+                os.environ.pop(variable, None)
+            else:
+                os.environ[variable] = text
+        saved.clear()
+
+    return fresh, reset
 
 
 def unwrap_tensor(t):

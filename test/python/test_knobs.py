@@ -193,3 +193,37 @@ def test_autotuning_knobs_print_and_keep_results(tmp_path, capsys):
     tuned = tessera.autotune(configs, key=["n"], do_bench=timed)(fma_kernel)
     tuned[(1,)](x, y, 8)
     assert list((tmp_path / "autotune").iterdir())
+
+
+def test_fresh_knobs_as_tritons_fixtures_use_them(monkeypatch):
+    pytest.importorskip("torch")  # _internal_testing builds torch tensors
+    from tessera._internal_testing import _fresh_knobs_impl
+    monkeypatch.setenv("TESSERA_INTERPRET", "1")
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    knobs.compilation.always_compile = True
+    saved_runtime, saved_compilation = knobs.runtime, knobs.compilation
+    fresh, reset = _fresh_knobs_impl(skipped_attr={"compilation"})
+    fresh_knobs = fresh()
+    assert fresh_knobs is knobs and knobs.runtime is not saved_runtime
+    assert knobs.runtime.interpret is False and "TESSERA_INTERPRET" not in os.environ
+    assert knobs.compilation is saved_compilation and knobs.compilation.always_compile is True
+    knobs.runtime.interpret = True
+    reset()
+    assert knobs.runtime is saved_runtime and knobs.runtime.interpret is True
+    assert os.environ["TESSERA_INTERPRET"] == "1" and os.environ["TRITON_INTERPRET"] == "1"
+    del knobs.compilation.always_compile
+
+
+def test_the_allocator_is_set_by_function_and_null_until_then():
+    from tessera.runtime import _allocation
+    saved = _allocation.get_allocator()
+    try:
+        tessera.set_allocator(_allocation.NullAllocator())
+        with pytest.raises(RuntimeError, match="no allocator was set"):
+            _allocation.get_allocator()(64, 16, None)
+        tessera.set_allocator(lambda size, alignment, stream: bytearray(size))
+        assert len(_allocation.get_allocator()(64, 16, None)) == 64
+        with pytest.raises(TypeError, match="set_allocator takes a function"):
+            tessera.set_allocator(64)
+    finally:
+        tessera.set_allocator(saved)

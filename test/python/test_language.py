@@ -553,7 +553,7 @@ def sort_kernel(x_ptr, out_ptr, top_ptr, M: tl.constexpr, N: tl.constexpr, DIM: 
     offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
     x = tl.load(x_ptr + offs)
     tl.store(out_ptr + offs, tl.sort(x, DIM, descending=DESCENDING))
-    top = tl.topk(x, K, dim=1)
+    top = tl.topk(x, K, dim=1, descending=DESCENDING)
     tl.store(top_ptr + tl.arange(0, M)[:, None] * K + tl.arange(0, K)[None, :], top)
 
 
@@ -568,8 +568,10 @@ def test_sort_and_topk(device, rng, M, N, K, dim, descending, dtype):
     sort_kernel[(1,)](x, out, top, M=M, N=N, DIM=dim, DESCENDING=descending, K=K)
     expected = np.sort(x, axis=dim)
     np.testing.assert_array_equal(out, np.flip(expected, dim) if descending else expected)
-    np.testing.assert_array_equal(top, -np.sort(-x.astype(np.int64 if dtype != "float32"
-                                                             else np.float64), axis=1)[:, :K])
+    # The K largest, descending; or the K smallest, ascending.
+    wide = x.astype(np.int64 if dtype != "float32" else np.float64)
+    expected_top = -np.sort(-wide, axis=1) if descending else np.sort(wide, axis=1)
+    np.testing.assert_array_equal(top, expected_top[:, :K])
 
 
 def test_type_strings_and_dtype_facts():
@@ -733,6 +735,44 @@ def test_is_none_of_a_tensor_is_known_when_compiling(device):
 
 
 @tessera.jit
+def store_42_if_large_kernel(x):
+    # Each test runs only where the ones before it hold: `x.dtype` of None,
+    # or a load through a float or int64 pointer, never happens.
+    if (x is not None) and hasattr(x, "dtype") and isinstance(x.dtype, tl.pointer_type) \
+            and (x.dtype.element_ty == tl.int32) and (tl.load(x) > 42):
+        tl.store(x, 42)
+
+
+@tessera.jit
+def count_or_limit_kernel(x_ptr, z_ptr, N: tl.constexpr, LIMIT: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    if LIMIT is None or x.numel < LIMIT:
+        x = x + 1
+    elif LIMIT > 100 and x:
+        x = x + 100
+    else:
+        x = x - 1
+    tl.store(z_ptr + offs, x)
+
+
+def test_and_or_stop_at_the_first_value_that_decides(device):
+    store_42_if_large_kernel[(1,)](None)
+    store_42_if_large_kernel[(1,)](1)
+    store_42_if_large_kernel[(1,)](2)
+    for value, dtype, expected in [(84.0, np.float32, 84.0), (100000, np.int64, 100000),
+                                   (100000, np.int32, 42), (-7, np.int32, -7)]:
+        x = np.full(1, value, dtype)
+        store_42_if_large_kernel[(1,)](x)
+        assert x[0] == expected
+    x, z = np.arange(8, dtype=np.float32), np.zeros(8, np.float32)
+    count_or_limit_kernel[(1,)](x, z, 8, None)  # `8 < None` is never asked
+    np.testing.assert_array_equal(z, x + 1)
+    count_or_limit_kernel[(1,)](x, z, 8, 4)  # `4 > 100` decides: `x` is not asked
+    np.testing.assert_array_equal(z, x - 1)
+
+
+@tessera.jit
 def literal_tensors_kernel(out_ptr, lo, hi, N: tl.constexpr):
     value = 1
     ones = tl.full([N], value=value, dtype=value.dtype)
@@ -865,3 +905,34 @@ def test_conditions_and_items_of_several_elements_are_located_errors():
                        match=r"can only unsplat single-element tensors, got shape \[2\]") as info:
         item_of_many[(1,)](x)
     assert info.value.lineno is not None
+
+
+@tessera.jit
+def add_literal_kernel(out_ptr, VALUE: tl.constexpr, DTYPE: tl.constexpr):
+    x = tl.full((), 3, dtype=DTYPE)
+    tl.store(out_ptr, (x + VALUE).to(tl.int64))
+
+
+@pytest.mark.parametrize("dtype, value", [(tl.int32, 0xFFFFFFFFFFFFFF), (tl.int32, 2**31),
+                                          (tl.int8, 128), (tl.int8, -129), (tl.uint8, 256)])
+def test_a_literal_out_of_the_range_of_its_operation_is_an_error(device, dtype, value):
+    # As Triton: a Python integer computes in the tensor's type, which must
+    # hold it (it wrapped silently: 3 + 2**31 gave -2147483645).
+    out = np.zeros(1, np.int64)
+    with pytest.raises(tessera.TritonError, match=f"Scalar {value} is out of range for type "
+                                                  f"{dtype.name}"):
+        add_literal_kernel[(1,)](out, value, dtype)
+
+
+@pytest.mark.parametrize("dtype, value", [(tl.int32, 2**31 - 4), (tl.int8, -128), (tl.int8, 124),
+                                          (tl.uint8, 252)])
+def test_a_literal_at_the_ends_of_the_range_computes(device, dtype, value):
+    out = np.zeros(1, np.int64)
+    add_literal_kernel[(1,)](out, value, dtype)
+    assert out[0] == value + 3
+
+
+def test_a_negative_literal_with_an_unsigned_tensor_is_an_error(device):
+    out = np.zeros(1, np.int64)
+    with pytest.raises(tessera.TritonError, match="unsigned tensor and a negative scalar"):
+        add_literal_kernel[(1,)](out, -1, tl.uint32)

@@ -528,6 +528,34 @@ def test_dot_out_dtype(device, rng, case):
     check(c, a64 @ b64, tol)
 
 
+@triton.jit
+def dot_type_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+                    OUT_TYPE: tl.constexpr, RESULT: tl.constexpr):
+    """C = A @ B asked for OUT_TYPE: the result is RESULT, as in Triton."""
+    m, n, k = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + m[:, None] * K + k[None, :])
+    b = tl.load(b_ptr + k[:, None] * N + n[None, :])
+    c = tl.dot(a, b, out_dtype=OUT_TYPE, input_precision="ieee")
+    tl.static_assert(c.dtype == RESULT)
+    tl.store(c_ptr + m[:, None] * N + n[None, :], c)
+
+
+# As Triton: out_dtype only chooses between fp16 and fp32 for narrower
+# floats; fp64 operands give fp64, fp32 operands fp32, integers int32.
+@pytest.mark.parametrize("case", [(np.float64, tl.float32, tl.float64, np.float64),
+                                  (np.float32, tl.float16, tl.float32, np.float32),
+                                  (np.int8, tl.float32, tl.int32, np.int32)],
+                         ids=["fp64", "fp32", "int8"])
+def test_dot_result_type_follows_the_operands(device, rng, case):
+    dtype, out_type, result, out_np = case
+    M, N, K = 16, 16, 32
+    a = rng.integers(-3, 4, (M, K)).astype(dtype)
+    b = rng.integers(-3, 4, (K, N)).astype(dtype)
+    c = np.zeros((M, N), out_np)
+    dot_type_kernel[(1,)](a, b, c, M=M, N=N, K=K, OUT_TYPE=out_type, RESULT=result)
+    np.testing.assert_array_equal(c, a.astype(np.int64) @ b.astype(np.int64))
+
+
 @pytest.mark.parametrize("shape", [(2, 2, 16), (1, 32, 32), (16, 1, 16), (4, 8, 2), (1, 1, 1),
                                    (64, 64, 4)])
 @pytest.mark.parametrize("name", ["float16", "float32-ieee"])

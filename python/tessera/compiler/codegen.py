@@ -734,24 +734,23 @@ class CodeGenerator(ast.NodeVisitor):
         return constexpr(result) if isinstance(operand, constexpr) else result
 
     def visit_BoolOp(self, node):
-        values = [self.visit(v) for v in node.values]
-        if not any(_is_tensor(v) for v in values):
-            if isinstance(node.op, ast.And):
-                result = True
-                for v in values:
-                    result = _unwrap(v)
-                    if not result:
-                        break
-            else:
-                result = False
-                for v in values:
-                    result = _unwrap(v)
-                    if result:
-                        break
-            return result
-        result = core.to_tensor(values[0])
-        for v in values[1:]:
-            result = result.logical_and(v) if isinstance(node.op, ast.And) else result.logical_or(v)
+        # Values are visited in order and short-circuit as in Python where
+        # they are known now: a false one ends an `and`, a true one an `or`
+        # (`k is None or x.numel < k` never compares with None); the tensors
+        # among the rest combine elementwise.
+        is_and = isinstance(node.op, ast.And)
+        tensors, value = [], None
+        for subnode in node.values:
+            value = self.visit(subnode)
+            if _is_tensor(value):
+                tensors.append(value)
+            elif builtins.bool(_unwrap(value)) != is_and:
+                return _unwrap(value)
+        if not tensors:
+            return _unwrap(value)
+        result = core.to_tensor(tensors[0])
+        for v in tensors[1:]:
+            result = result.logical_and(v) if is_and else result.logical_or(v)
         return result
 
     def visit_Compare(self, node):

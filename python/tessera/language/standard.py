@@ -274,10 +274,11 @@ def sort(x, dim=None, descending=False):
     return y if back == list(builtins.range(rank)) else permute(y, *back)
 
 
-def topk(x, k, dim=None):
+def topk(x, k, dim=None, descending=True):
     """The k largest elements of x along `dim` (the last by default), in
-    descending order."""
-    y, back = _to_last(sort(x, dim, descending=True), dim)
+    descending order; with `descending` false, the k smallest in ascending
+    order."""
+    y, back = _to_last(sort(x, dim, descending=descending), dim)
     k = _unwrap(k)
     while y.shape[-1].value > k:
         y, _ = _pairs(y, y.shape[-1].value // 2)

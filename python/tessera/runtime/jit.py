@@ -36,7 +36,8 @@ _NUMPY_DTYPES = {
 _TORCH_DTYPES = {
     "torch.float16": "float16", "torch.bfloat16": "bfloat16", "torch.float32": "float32",
     "torch.float64": "float64", "torch.int8": "int8", "torch.int16": "int16",
-    "torch.int32": "int32", "torch.int64": "int64", "torch.uint8": "uint8", "torch.bool": "int1",
+    "torch.int32": "int32", "torch.int64": "int64", "torch.uint8": "uint8", "torch.uint16": "uint16",
+    "torch.uint32": "uint32", "torch.uint64": "uint64", "torch.bool": "int1",
     "torch.float8_e4m3fn": "float8e4nv", "torch.float8_e5m2": "float8e5",
 }
 
