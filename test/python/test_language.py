@@ -936,3 +936,28 @@ def test_a_negative_literal_with_an_unsigned_tensor_is_an_error(device):
     out = np.zeros(1, np.int64)
     with pytest.raises(tessera.TritonError, match="unsigned tensor and a negative scalar"):
         add_literal_kernel[(1,)](out, -1, tl.uint32)
+
+
+@tessera.jit
+def squeeze_kernel(out_ptr, DIM: tl.constexpr, S0: tl.constexpr, S1: tl.constexpr,
+                   S2: tl.constexpr):
+    a = tl.reshape(tl.arange(0, 8), (S0, S1, S2))
+    b = tl.squeeze(a, DIM)
+    tl.static_assert(len(b.shape) == 2)
+    c = tl.unsqueeze(b, DIM)
+    tl.static_assert(c.shape == a.shape)
+    tl.store(out_ptr + tl.arange(0, 8), tl.ravel(b) * 10 + tl.ravel(c))
+
+
+@pytest.mark.parametrize("shape, dim", [((1, 2, 4), 0), ((2, 1, 4), 1), ((2, 4, 1), 2),
+                                        ((2, 4, 1), -1)])
+def test_squeeze_and_unsqueeze(device, shape, dim):
+    out = np.zeros(8, np.int32)
+    squeeze_kernel[(1,)](out, dim, *shape)
+    np.testing.assert_array_equal(out, np.arange(8) * 11)
+
+
+def test_squeezing_a_dimension_that_is_not_1_is_an_error(device):
+    out = np.zeros(8, np.int32)
+    with pytest.raises(tessera.CompilationError, match="cannot squeeze dimension 2 of size 4"):
+        squeeze_kernel[(1,)](out, 2, 1, 2, 4)

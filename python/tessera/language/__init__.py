@@ -15,8 +15,8 @@ from .standard import (abs, arange, argmax, argmin, associative_scan, assume, at
                        max_constancy, max_contiguous,
                        maximum, min, minimum, multiple_of, num_programs, permute, program_id,
                        PropagateNan, range, ravel, reduce, reshape, rsqrt, sigmoid, sin, softmax,
-                       sort, split, sqrt, sqrt_rn, static_assert, static_print, static_range, store, sum,
-                       swizzle2d, topk, trans, umulhi, view, where, xor_sum, zeros, zeros_like)
+                       sort, split, sqrt, sqrt_rn, squeeze, static_assert, static_print, static_range, store, sum,
+                       swizzle2d, topk, trans, umulhi, unsqueeze, view, where, xor_sum, zeros, zeros_like)
 
 from .scaled import dot_scaled
 from .descriptor import (advance, block_pointer, load_tensor_descriptor,

@@ -171,6 +171,25 @@ def ravel(x, can_reorder=False):
     return reshape(x, [n], can_reorder=can_reorder)
 
 
+def squeeze(x, dim):
+    """x without its dimension `dim`, which must have size 1."""
+    x = _t(x)
+    dim = _const_int(_unwrap(dim), "squeeze's dim")
+    shape = [d.value for d in x.shape]
+    if not -len(shape) <= dim < len(shape):
+        raise ValueError(f"invalid dim {dim} for a tensor of rank {len(shape)}")
+    if shape[dim] != 1:
+        raise ValueError(f"cannot squeeze dimension {dim % len(shape)} of size {shape[dim]}; "
+                         f"it must be 1")
+    del shape[dim]
+    return reshape(x, shape)
+
+
+def unsqueeze(x, dim):
+    """x with a dimension of size 1 inserted at `dim` (expand_dims)."""
+    return expand_dims(x, dim)
+
+
 def permute(input, *dims):
     return tensor(_call("permute", _t(input).handle, _shape(dims)))
 
