@@ -304,6 +304,10 @@ public:
     return lowerAtomic(
         op, adaptor.getPtr(), masks, state, rewriter,
         [&](OpBuilder &b, Location loc, unsigned r) -> Value {
+          if (Value old = state.target.atomicRMW(
+                  b, loc, op.getKind(), adaptor.getPtr()[r],
+                  adaptor.getVal()[r], op.getOrder(), op.getScope()))
+            return old;
           return LLVM::AtomicRMWOp::create(b, loc, binOp, adaptor.getPtr()[r],
                                            adaptor.getVal()[r], ordering,
                                            scope);
@@ -331,6 +335,10 @@ public:
         op, adaptor.getPtr(), ValueRange(), state, rewriter,
         [&](OpBuilder &b, Location loc, unsigned r) -> Value {
           Value cmp = adaptor.getCmp()[r], val = adaptor.getVal()[r];
+          if (Value old = state.target.atomicCAS(b, loc, adaptor.getPtr()[r],
+                                                 cmp, val, op.getOrder(),
+                                                 op.getScope()))
+            return old;
           Type intType = b.getIntegerType(element.getIntOrFloatBitWidth());
           if (isa<FloatType>(element)) {
             cmp = arith::BitcastOp::create(b, loc, intType, cmp);

@@ -87,6 +87,17 @@ public:
 
   /// The LLVM synchronisation scope of an atomic at `scope`.
   virtual StringRef syncScope(MemScope scope) const = 0;
+  /// The old value of `ptr` (global memory) after `kind` with `value` in the
+  /// target's own atomic instruction; null where LLVM's atomicrmw is used.
+  virtual Value atomicRMW(OpBuilder &b, Location loc, RMWKind kind, Value ptr,
+                          Value value, MemOrder order, MemScope scope) const {
+    return {};
+  }
+  /// As atomicRMW, for a compare-and-swap (LLVM's cmpxchg where null).
+  virtual Value atomicCAS(OpBuilder &b, Location loc, Value ptr, Value cmp,
+                          Value value, MemOrder order, MemScope scope) const {
+    return {};
+  }
 
   /// Whether the device can print (printf below).
   virtual bool hasPrintf() const { return true; }

@@ -317,6 +317,136 @@ StringRef NvidiaTargetInfo::syncScope(MemScope scope) const {
   llvm_unreachable("unknown scope");
 }
 
+/// PTX's atom instruction with its memory order and scope spelled out, as
+/// Triton writes it (`atom.global.gpu.acq_rel.add.u32`): values of 16, 32 or
+/// 64 bits, as integers of that width in registers of that size. Where
+/// `pred` is given, the atom runs only where it holds, and gives 0 elsewhere.
+static Value emitAtom(OpBuilder &b, Location loc, StringRef qualifiers,
+                      ValueRange values, Value ptr, Type type,
+                      Value pred = {}) {
+  unsigned bits = type.getIntOrFloatBitWidth();
+  Type integer = b.getIntegerType(bits);
+  StringRef reg = bits == 16 ? "h" : bits == 32 ? "r" : "l";
+  SmallVector<Value> operands{ptr};
+  std::string text = ("atom.global." + qualifiers + " $0, [$1]").str();
+  std::string constraints = ("=" + reg + ",l").str();
+  for (Value value : values) {
+    operands.push_back(
+        value.getType() == integer
+            ? value
+            : Value(LLVM::BitcastOp::create(b, loc, integer, value)));
+    text += ", $" + std::to_string(operands.size());
+    constraints += ("," + reg).str();
+  }
+  text += ";";
+  if (pred) {
+    operands.push_back(pred);
+    text = "mov.b" + std::to_string(bits) + " $0, 0;\n@$" +
+           std::to_string(operands.size()) + " " + text;
+    constraints += ",b";
+  }
+  constraints += ",~{memory}";
+  Value old =
+      inlineAsm(b, loc, integer, operands, text, constraints).getResult(0);
+  return type == integer ? old
+                         : Value(LLVM::BitcastOp::create(b, loc, type, old));
+}
+
+static StringRef ptxScope(MemScope scope) {
+  switch (scope) {
+  case MemScope::cta:
+    return "cta";
+  case MemScope::gpu:
+    return "gpu";
+  case MemScope::sys:
+    return "sys";
+  }
+  llvm_unreachable("unknown scope");
+}
+
+Value NvidiaTargetInfo::atomicRMW(OpBuilder &b, Location loc, RMWKind kind,
+                                  Value ptr, Value value, MemOrder order,
+                                  MemScope scope) const {
+  Type type = value.getType();
+  unsigned bits = type.getIntOrFloatBitWidth();
+  bool isFloat = isa<FloatType>(type);
+  std::string prefix =
+      (ptxScope(scope) + "." + stringifyMemOrder(order) + ".").str();
+  std::string width = std::to_string(bits);
+  switch (kind) {
+  case RMWKind::add:
+  case RMWKind::fadd:
+    // bf16 adds need sm_90, which this lowering does not know; LLVM's
+    // expansion serves every target.
+    if (type.isBF16())
+      return {};
+    if (type.isF16())
+      return emitAtom(b, loc, prefix + "add.noftz.f16", value, ptr, type);
+    if (bits < 32)
+      return {};
+    return emitAtom(b, loc, prefix + "add." + (isFloat ? "f" : "u") + width,
+                    value, ptr, type);
+  case RMWKind::max:
+  case RMWKind::min:
+  case RMWKind::umax:
+  case RMWKind::umin: {
+    if (bits < 32)
+      return {};
+    bool isMax = kind == RMWKind::max || kind == RMWKind::umax;
+    StringRef op = isMax ? "max" : "min";
+    if (!isFloat) {
+      bool isSigned = kind == RMWKind::max || kind == RMWKind::min;
+      return emitAtom(b, loc, prefix + op.str() + (isSigned ? ".s" : ".u") +
+                                  width,
+                      value, ptr, type);
+    }
+    // PTX has no float max or min; as Triton, on the bits: those of
+    // non-negative floats order as signed integers, those of negative ones
+    // in reverse as unsigned (a max is a signed max where the value is >= 0,
+    // an unsigned min where it is < 0).
+    Value zero = LLVM::ConstantOp::create(b, loc, type, b.getFloatAttr(type, 0));
+    Value positive = LLVM::FCmpOp::create(b, loc, LLVM::FCmpPredicate::oge,
+                                          value, zero);
+    Value negative = LLVM::FCmpOp::create(b, loc, LLVM::FCmpPredicate::olt,
+                                          value, zero);
+    StringRef reverse = isMax ? "min" : "max";
+    Value signedOld = emitAtom(b, loc, prefix + op.str() + ".s" + width, value,
+                               ptr, type, positive);
+    Value unsignedOld = emitAtom(b, loc, prefix + reverse.str() + ".u" + width,
+                                 value, ptr, type, negative);
+    return LLVM::SelectOp::create(b, loc, positive, signedOld, unsignedOld);
+  }
+  case RMWKind::And:
+  case RMWKind::Or:
+  case RMWKind::Xor:
+  case RMWKind::xchg: {
+    if (bits < 32)
+      return {};
+    StringRef op = kind == RMWKind::And  ? "and"
+                   : kind == RMWKind::Or ? "or"
+                   : kind == RMWKind::Xor ? "xor"
+                                          : "exch";
+    return emitAtom(b, loc, prefix + op.str() + ".b" + width, value, ptr,
+                    type);
+  }
+  }
+  llvm_unreachable("unknown atomic kind");
+}
+
+Value NvidiaTargetInfo::atomicCAS(OpBuilder &b, Location loc, Value ptr,
+                                  Value cmp, Value value, MemOrder order,
+                                  MemScope scope) const {
+  Type type = value.getType();
+  unsigned bits = type.getIntOrFloatBitWidth();
+  if (bits < 16)
+    return {};
+  return emitAtom(b, loc,
+                  (stringifyMemOrder(order) + "." + ptxScope(scope) + ".cas.b" +
+                   std::to_string(bits))
+                      .str(),
+                  {cmp, value}, ptr, type);
+}
+
 void NvidiaTargetInfo::printf(OpBuilder &b, Location loc, StringRef format,
                               ValueRange args) const {
   MLIRContext *context = b.getContext();

@@ -44,6 +44,10 @@ public:
                    Value pred, CacheModifier cache,
                    EvictionPolicy evict) const override;
   StringRef syncScope(MemScope scope) const override;
+  Value atomicRMW(OpBuilder &b, Location loc, RMWKind kind, Value ptr,
+                  Value value, MemOrder order, MemScope scope) const override;
+  Value atomicCAS(OpBuilder &b, Location loc, Value ptr, Value cmp, Value value,
+                  MemOrder order, MemScope scope) const override;
   void printf(OpBuilder &b, Location loc, StringRef format,
               ValueRange args) const override;
   void assertFail(OpBuilder &b, Location loc, StringRef message,

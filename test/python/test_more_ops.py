@@ -339,3 +339,49 @@ def test_hints_on_loop_carried_pointers(device, hint):
     ptx = carried_hint_kernel.warmup(table, out, x, 256, HINT=hint, BLOCK=128, num_warps=1,
                                      grid=(1,)).compile_for("cuda:80").assembly
     assert ("ld.global.v4.b32" in ptx) == hint
+
+
+@tessera.jit
+def float_extrema_kernel(x_ptr, max_ptr, min_ptr, old_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(old_ptr + offs, tl.atomic_max(max_ptr + offs * 0, x))
+    tl.atomic_min(min_ptr + offs * 0, x)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float_atomic_max_and_min_of_either_sign(device, dtype):
+    # PTX has no float max: NVIDIA's compares the bits, as signed integers
+    # where the value is >= 0 and as unsigned ones, reversed, where < 0.
+    x = np.array([-3.5, 2.0, -0.25, 7.0, -8.0, 0.5, -1.0, 3.0], dtype)
+    for start in (-100.0, 5.0):
+        mx, mn = np.array([start], dtype), np.array([-start], dtype)
+        old = np.zeros(8, dtype)
+        float_extrema_kernel[(1,)](x, mx, mn, old, N=8)
+        assert mx[0] == max(start, x.max()) and mn[0] == min(-start, x.min())
+        assert set(old) <= set(x) | {start}
+
+
+@tessera.jit
+def atomic_forms_kernel(i_ptr, f_ptr, h_ptr, l_ptr, SEM: tl.constexpr, SCOPE: tl.constexpr):
+    tl.atomic_add(i_ptr, 1, sem=SEM, scope=SCOPE)
+    tl.atomic_max(i_ptr + 1, 1, sem=SEM, scope=SCOPE)
+    tl.atomic_add(f_ptr, 1.0, sem=SEM, scope=SCOPE)
+    tl.atomic_max(f_ptr + 1, 1.0, sem=SEM, scope=SCOPE)
+    tl.atomic_add(h_ptr, 1.0, sem=SEM, scope=SCOPE)
+    tl.atomic_xchg(l_ptr, 1, sem=SEM, scope=SCOPE)
+    tl.atomic_cas(l_ptr + 1, 0, 1, sem=SEM, scope=SCOPE)
+
+
+@pytest.mark.parametrize("sem", ["acq_rel", "acquire", "release", "relaxed"])
+@pytest.mark.parametrize("scope", ["gpu", "cta", "sys"])
+def test_atomics_spell_their_order_and_scope_in_ptx(sem, scope):
+    # As Triton writes them, so that its tests' checks of the PTX hold.
+    kernel = tessera.compile(atomic_forms_kernel, dict(i_ptr="*i32", f_ptr="*fp32",
+                                                       h_ptr="*fp16", l_ptr="*i64"),
+                             "cuda:90", constexprs=dict(SEM=sem, SCOPE=scope))
+    ptx = kernel.asm["ptx"]
+    for form in ("add.u32", "max.s32", "add.f32", "max.s32", "min.u32", "add.noftz.f16",
+                 "exch.b64"):
+        assert f"atom.global.{scope}.{sem}.{form}" in ptx
+    assert f"atom.global.{sem}.{scope}.cas.b64" in ptx

@@ -41,16 +41,17 @@ func.func @masked_access(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: 
   return
 }
 
-// Atomics are LLVM's, at the scope asked for; a scalar atomic runs on one
-// thread and its result reaches the others through shared memory.
+// Atomics are PTX's atom with the order and scope asked for, spelled as
+// Triton spells them; a scalar atomic runs on one thread and its result
+// reaches the others through shared memory.
 // CHECK-LABEL: llvm.func @atomics(
-// CHECK: llvm.atomicrmw fadd %{{.*}} syncscope("device") acq_rel : !llvm.ptr<1>, f32
-// CHECK: llvm.cmpxchg %arg1, {{.*}} syncscope("device") acq_rel acquire
+// CHECK: llvm.inline_asm has_side_effects {{.*}}"atom.global.gpu.acq_rel.add.f32 $0, [$1], $2;", "=r,l,r,~{memory}"
+// CHECK: llvm.inline_asm has_side_effects {{.*}}"atom.global.acq_rel.gpu.cas.b32 $0, [$1], $2, $3;", "=r,l,r,r,~{memory}" %arg1
 // CHECK: nvvm.barrier0
 // CHECK: llvm.store %{{.*}} : i32, !llvm.ptr<3>
 // CHECK: nvvm.barrier0
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
-// CHECK: llvm.atomicrmw max %arg1, {{.*}} syncscope("block") monotonic
+// CHECK: llvm.inline_asm has_side_effects {{.*}}"atom.global.cta.relaxed.max.s32 $0, [$1], $2;", "=r,l,r,~{memory}" %arg1
 func.func @atomics(%x: !tile.ptr<f32>, %i: !tile.ptr<i32>) {
   %r = tile.make_range 0, 128 : tensor<128xi32>
   %p = tile.splat %x : tensor<128x!tile.ptr<f32>>
