@@ -1239,9 +1239,10 @@ Handle frontend::Builder::atomicCAS(const Handle &pointer, const Handle &cmp,
       s.castValue(s.valueOf(cmp), s.dtypeOf(cmp.dtype), element), shape);
   Value v = s.broadcastValue(
       s.castValue(s.valueOf(value), s.dtypeOf(value.dtype), element), shape);
-  return s.handle(
-      AtomicCASOp::create(s.builder, s.loc, *order, *memScope, p, c, v),
-      element);
+  auto op = AtomicCASOp::create(s.builder, s.loc, *order, *memScope, p, c, v);
+  if (failed(mlir::verify(op)))
+    fail("atomic_cas does not apply to " + element.name());
+  return s.handle(op, element);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1388,6 +1389,32 @@ Handle frontend::Builder::dot(const Handle &a, const Handle &b,
     return dot(ta.isFp8e4b15() ? cast(a, "float16") : a,
                tb.isFp8e4b15() ? cast(b, "float16") : b, acc, inputPrecision,
                outDtype);
+  // bf16x3 and bf16x6 (as Triton): fp32 operands split into two or three
+  // bf16 parts (x = hi + lo, or hi + mid + lo), and the products of the
+  // parts that matter summed in fp32, the smallest first.
+  if ((inputPrecision == "bf16x3" || inputPrecision == "bf16x6") &&
+      ta == DType::floating("fp32") && tb == ta) {
+    unsigned count = inputPrecision == "bf16x3" ? 2 : 3;
+    auto split = [&](const Handle &x) {
+      std::vector<Handle> parts;
+      Handle rest = x;
+      for (unsigned i = 0; i < count; ++i) {
+        parts.push_back(cast(rest, "bfloat16"));
+        if (i + 1 < count)
+          rest = binary("sub", rest, cast(parts.back(), "float32"));
+      }
+      return parts;
+    };
+    std::vector<Handle> partsA = split(a), partsB = split(b);
+    // (i, j): part i of A times part j of B.
+    static const std::pair<unsigned, unsigned> x3[] = {{0, 1}, {1, 0}, {0, 0}};
+    static const std::pair<unsigned, unsigned> x6[] = {
+        {1, 1}, {2, 0}, {0, 2}, {1, 0}, {0, 1}, {0, 0}};
+    std::optional<Handle> sum = acc;
+    for (auto [i, j] : count == 2 ? ArrayRef(x3) : ArrayRef(x6))
+      sum = dot(partsA[i], partsB[j], sum, "ieee", outDtype);
+    return *sum;
+  }
   if (a.shape.size() < 2 || a.shape.size() > 3 ||
       b.shape.size() != a.shape.size())
     fail("dot needs two 2-D (or 3-D, batched) tensors, got shapes " +
@@ -1421,10 +1448,12 @@ Handle frontend::Builder::dot(const Handle &a, const Handle &b,
       acc ? s.broadcastValue(
                 s.castValue(s.valueOf(*acc), s.dtypeOf(acc->dtype), out), shape)
           : s.zeroOf(out, shape);
-  auto precision = symbolizeInputPrecision(inputPrecision);
+  // Only fp32 operands have a precision to choose.
+  bool bf16Split = inputPrecision == "bf16x3" || inputPrecision == "bf16x6";
+  auto precision = symbolizeInputPrecision(bf16Split ? "ieee" : inputPrecision);
   if (!precision)
     fail("unknown input precision '" + inputPrecision +
-         "' (expected tf32, tf32x3 or ieee)");
+         "' (expected tf32, tf32x3, bf16x3, bf16x6 or ieee)");
   auto op = DotOp::create(s.builder, s.loc, va, vb, c, *precision, 0);
   if (failed(mlir::verify(op)))
     fail("dot of " + ta.name() + " and " + tb.name() + " into " + out.name() +

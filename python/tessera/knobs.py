@@ -46,8 +46,8 @@ def _str(variable, text):
 
 
 def _precision(variable, text):
-    if text not in ("tf32", "tf32x3", "ieee"):
-        raise ValueError(f"{variable}={text!r}: expected tf32, tf32x3 or ieee")
+    if text not in ("tf32", "tf32x3", "bf16x3", "bf16x6", "ieee"):
+        raise ValueError(f"{variable}={text!r}: expected tf32, tf32x3, bf16x3, bf16x6 or ieee")
     return text
 
 
@@ -204,8 +204,8 @@ class _CompilingGroup(_Group):
 
 class language(_CompilingGroup):
     """`fp32_default` (TESSERA_F32_DEFAULT): the precision of a dot of fp32
-    given neither `input_precision` nor `allow_tf32` ("tf32", "tf32x3" or
-    "ieee"; tf32 where unset); `default_fp_fusion`
+    given neither `input_precision` nor `allow_tf32` ("tf32", "tf32x3",
+    "bf16x3", "bf16x6" or "ieee"; tf32 where unset); `default_fp_fusion`
     (TESSERA_DEFAULT_FP_FUSION): whether `a * b + c` may become one fma
     where a launch does not pass `enable_fp_fusion`."""
     fp32_default = _Knob("TESSERA_F32_DEFAULT", _precision, None)

@@ -242,6 +242,9 @@ DTYPES = {
     "bfloat16": (tl.bfloat16, tl.float32, "ieee", 1e-2),
     "float32-tf32": (None, tl.float32, "tf32", 1e-2),
     "float32-tf32x3": (None, tl.float32, "tf32x3", 1e-4),
+    # Two or three bf16 parts of each fp32 operand (Triton's bf16x3, bf16x6).
+    "float32-bf16x3": (None, tl.float32, "bf16x3", 1e-3),
+    "float32-bf16x6": (None, tl.float32, "bf16x6", 1e-4),
     "float32-ieee": (None, tl.float32, "ieee", 1e-4),
     "int8": (None, tl.int32, "ieee", 0),
     "e4m3": (tl.float8e4nv, tl.float32, "ieee", 1e-2),
