@@ -83,10 +83,13 @@ int64_t instructionK(Type type) {
 /// The K elements of `type` a 32-bit operand register packs.
 unsigned kWidthOf(Type type) { return 32 / type.getIntOrFloatBitWidth(); }
 
-/// What the tensor cores accumulate a result of `element` in: f32, or i32
-/// for integers.
-Type accumulatorOf(Type element) {
+/// What the tensor cores accumulate a result of `element` from `operand`s
+/// in: f16 for an f16 result of f16 operands (as Triton, for out_dtype
+/// float16), else f32, or i32 for integers.
+Type accumulatorOf(Type element, Type operand) {
   MLIRContext *context = element.getContext();
+  if (element.isF16() && operand.isF16())
+    return element;
   return isa<FloatType>(element) ? Type(Float32Type::get(context))
                                  : Type(IntegerType::get(context, 32));
 }
@@ -264,7 +267,7 @@ struct TileNvidiaAssignMmaPass
         context, 2, warpsFor(shape, numWarps, isChained(dot)), {16, 8});
     unsigned kWidth = kWidthOf(operand);
     Type element = type.getElementType();
-    Type accumulator = accumulatorOf(element);
+    Type accumulator = accumulatorOf(element, operand);
     Location loc = dot.getLoc();
     SmallVector<OpOperand *> uses;
     for (OpOperand &use : dot.getD().getUses())
@@ -332,7 +335,7 @@ struct TileNvidiaAssignMmaPass
     auto mma = MmaLayoutAttr::get(context, 3, warps,
                                   {16, unsigned(instrN), unsigned(instrK)});
     Type element = type.getElementType();
-    Type accumulator = accumulatorOf(element);
+    Type accumulator = accumulatorOf(element, aElement);
     Location loc = dot.getLoc();
     OpBuilder b(dot);
     // Each operand is stored where it is defined, so that one defined

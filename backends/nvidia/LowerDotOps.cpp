@@ -56,7 +56,7 @@ FailureOr<MmaKind> mmaKindOf(Type a, Type b, Type c) {
     return std::nullopt;
   };
   std::optional<NVVM::MMATypes> aType = ptxType(a), bType = ptxType(b);
-  bool accOk = c.isF32() || c.isInteger(32);
+  bool accOk = c.isF32() || c.isInteger(32) || (c.isF16() && a.isF16());
   if (!aType || !bType || !accOk ||
       a.getIntOrFloatBitWidth() != b.getIntOrFloatBitWidth() ||
       a.isInteger(8) != c.isInteger(32))
@@ -269,6 +269,26 @@ private:
                                     const MmaKind &kind, ValueRange a,
                                     ValueRange bValues, ValueRange c) {
     Type element = c[0].getType();
+    if (element.isF16()) {
+      // f16 accumulators: (0, 0..1) and (8, 0..1) as two f16 pairs.
+      Value low = pack(b, loc, {c[0], c[1]}, true),
+            high = pack(b, loc, {c[2], c[3]}, true);
+      Type pair = low.getType();
+      auto pairs = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                    {pair, pair});
+      Value d = NVVM::MmaOp::create(
+          b, loc, pairs, a, bValues, ValueRange{low, high}, {16, 8, kind.k},
+          /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
+          std::array<NVVM::MMATypes, 2>{kind.aType, kind.bType},
+          std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                         NVVM::MMALayout::col});
+      SmallVector<Value> result;
+      for (int64_t i = 0; i < 4; ++i)
+        result.push_back(LLVM::ExtractElementOp::create(
+            b, loc, LLVM::ExtractValueOp::create(b, loc, d, i / 2),
+            i32Constant(b, loc, i % 2)));
+      return result;
+    }
     auto resultType = LLVM::LLVMStructType::getLiteral(
         b.getContext(), SmallVector<Type>(4, element));
     Value d;
@@ -549,20 +569,26 @@ public:
       if (at[0] % 64 == 0 && at[1] % instrN == 0)
         tiles.push_back(at);
     }
-    std::string form = ("m64n" + Twine(instrN) + "k" + Twine(instrK) + "." +
-                        (isInteger ? "s32." : "f32.") + *aName + "." + *bName)
-                           .str();
-    std::string text =
-        wgmmaText(form, instrN / 2, isInteger, transposes, !a);
+    // f16 accumulators go two to a 32-bit register: instruction register
+    // i / 2 holds the f32 form's i and i + 1 (columns +0, +1).
+    bool halfAccumulators = acc.front().getType().isF16();
+    int64_t outputs = halfAccumulators ? instrN / 4 : instrN / 2;
+    Type registerType =
+        halfAccumulators ? rewriter.getI32Type() : acc.front().getType();
+    std::string form =
+        ("m64n" + Twine(instrN) + "k" + Twine(instrK) + "." +
+         (isInteger ? "s32." : halfAccumulators ? "f16." : "f32.") + *aName +
+         "." + *bName)
+            .str();
+    std::string text = wgmmaText(form, outputs, isInteger, transposes, !a);
     std::string constraints;
-    for (int64_t i = 0; i < instrN / 2; ++i)
-      constraints += "=" + registerConstraint(acc.front().getType()) + ",";
+    for (int64_t i = 0; i < outputs; ++i)
+      constraints += "=" + registerConstraint(registerType) + ",";
     constraints += a ? "l,l,r" : "r,r,r,r,l,r";
-    for (int64_t i = 0; i < instrN / 2; ++i)
+    for (int64_t i = 0; i < outputs; ++i)
       constraints += "," + std::to_string(i);
     auto resultType = LLVM::LLVMStructType::getLiteral(
-        rewriter.getContext(),
-        SmallVector<Type>(instrN / 2, acc.front().getType()));
+        rewriter.getContext(), SmallVector<Type>(outputs, registerType));
 
     // The accumulator registers of each tile: instruction register i is
     // row 8 ((i / 2) % 2), column 8 (i / 4) + i % 2 of the tile, in lane 0.
@@ -599,12 +625,27 @@ public:
     if (op.getUseC())
       addsC = arith::ExtUIOp::create(rewriter, loc, rewriter.getI32Type(),
                                      adaptor.getUseC().front());
+    // The instruction's accumulator registers: `acc`'s, or with f16
+    // accumulators its pairs packed (instruction register i of a tile
+    // holds registers 2i and 2i + 1 of `regs`). Packed, they stay so until
+    // the wgmmas are waited for: unpacking reads them.
+    SmallVector<Value> dRegisters;
+    SmallVector<unsigned> dFirst; // the first of `acc`'s registers of each
+    for (const SmallVector<unsigned> &regs : tileRegs)
+      for (int64_t i = 0; i < outputs; ++i) {
+        unsigned first = regs[halfAccumulators ? 2 * i : i];
+        dFirst.push_back(first);
+        dRegisters.push_back(
+            halfAccumulators
+                ? pack(rewriter, loc, {acc[first], acc[regs[2 * i + 1]]}, false)
+                : acc[first]);
+      }
     callIntrinsic(rewriter, loc, "llvm.nvvm.wgmma.fence.sync.aligned");
     Value aDescriptor = a ? baseDescriptor(aBase, *a) : Value();
     Value bDescriptor = baseDescriptor(bBase, *b);
     const SmallVector<Value> *nextPacked = aPacked.begin();
     for (int64_t k0 = 0; k0 < k; k0 += instrK) {
-      for (auto [tile, regs] : llvm::zip(tiles, tileRegs)) {
+      for (auto [t, tile] : llvm::enumerate(tiles)) {
         SmallVector<Value> operands;
         if (a)
           operands.push_back(
@@ -613,18 +654,33 @@ public:
           llvm::append_range(operands, *nextPacked++);
         operands.push_back(descriptor(bDescriptor, b->byteOffset(k0, tile[1])));
         operands.push_back(k0 ? accumulate : addsC);
-        for (unsigned r : regs)
-          operands.push_back(acc[r]);
+        MutableArrayRef<Value> tileD =
+            MutableArrayRef(dRegisters).slice(t * outputs, outputs);
+        llvm::append_range(operands, tileD);
         Value d = inlineAsm(rewriter, loc, resultType, operands, text,
                             constraints)
                       .getResult(0);
-        for (auto [i, r] : llvm::enumerate(regs))
-          acc[r] = LLVM::ExtractValueOp::create(rewriter, loc, d, i);
+        for (int64_t i = 0; i < outputs; ++i)
+          tileD[i] = LLVM::ExtractValueOp::create(rewriter, loc, d, i);
       }
     }
     callIntrinsic(rewriter, loc, "llvm.nvvm.wgmma.commit_group.sync.aligned");
-    if (!op.getIsAsync())
-      acc = waitGroup(rewriter, loc, acc, 0);
+    // f16 accumulators are waited for here, to be unpacked (so their dots
+    // are not left in flight as f32 ones may be).
+    if (!op.getIsAsync() || halfAccumulators)
+      dRegisters = waitGroup(rewriter, loc, dRegisters, 0);
+    for (auto [i, value] : llvm::enumerate(dRegisters)) {
+      if (!halfAccumulators) {
+        acc[dFirst[i]] = value;
+        continue;
+      }
+      Value pair = LLVM::BitcastOp::create(
+          rewriter, loc, VectorType::get(2, acc.front().getType()), value);
+      const SmallVector<unsigned> &regs = tileRegs[i / outputs];
+      for (int64_t j = 0; j < 2; ++j)
+        acc[regs[2 * (i % outputs) + j]] = LLVM::ExtractElementOp::create(
+            rewriter, loc, pair, i32Constant(rewriter, loc, j));
+    }
     replaceWithRegisters(rewriter, op, acc);
     return success();
   }

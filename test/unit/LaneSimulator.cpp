@@ -607,7 +607,10 @@ private:
     // through its descriptor.
     bool registerA = form.contains("}, {");
     unsigned aOperands = registerA ? 4 : 1;
-    if (call.arg_size() != aOperands + 2 + n / 2)
+    // f16 accumulators go two to a register (columns +0, +1).
+    bool halfD = dType == "f16";
+    unsigned dRegisters = halfD ? n / 4 : n / 2;
+    if (call.arg_size() != aOperands + 2 + dRegisters)
       return fail(first, call, "a wgmma the simulator does not know");
     // The immediates after the predicate: scale-a, scale-b, trans-a, trans-b.
     SmallVector<StringRef> immediates;
@@ -713,6 +716,25 @@ private:
       for (unsigned i = 0; i < n / 2; ++i) {
         unsigned row = 16 * (t / 32) + (t % 32) / 4 + 8 * ((i / 2) % 2);
         unsigned col = 8 * (i / 4) + 2 * (t % 4) + i % 2;
+        if (halfD) {
+          // Register i / 2 holds this element in its half i % 2.
+          APInt c = value(lane, call.getArgOperand(bAt + 2 + i / 2))[0];
+          APInt half = c.extractBits(16, 16 * (i % 2));
+          float sum = accumulate ? float(decode("f16", half.getZExtValue()))
+                                 : 0.0f;
+          for (unsigned kk = 0; kk < k; ++kk)
+            sum += float(a[row * k + kk] * b[kk * n + col]);
+          APFloat rounded(sum);
+          bool lost;
+          rounded.convert(APFloat::IEEEhalf(), APFloat::rmNearestTiesToEven,
+                          &lost);
+          APInt bits = rounded.bitcastToAPInt();
+          if (i % 2 == 0)
+            d.push_back(bits.zext(32));
+          else
+            d.back().insertBits(bits, 16);
+          continue;
+        }
         APInt c = value(lane, call.getArgOperand(bAt + 2 + i))[0];
         if (integer) {
           int64_t sum = accumulate ? int32_t(c.getZExtValue()) : 0;
@@ -730,7 +752,7 @@ private:
       // In flight until a wait retires the group it is committed with.
       if (group.catchEarlyResultReads)
         lane.wgmmaResults[&call] =
-            SmallVector<unsigned, 4>(n / 2, lane.wgmmaCommitted);
+            SmallVector<unsigned, 4>(dRegisters, lane.wgmmaCommitted);
       lane.wait = Wait::none;
       ++lane.next;
     }

@@ -455,9 +455,15 @@ std::string expectedMma(const Matmul &mm) {
       }
     };
     std::string operands = ptxName(mm.a) + "." + ptxName(mm.b);
-    return (mm.a == Elem::I8 ? "wgmma.s32." : "wgmma.f32.") + operands;
+    std::string accumulator = mm.a == Elem::I8      ? "s32."
+                              : mm.acc == Elem::F16 ? "f16."
+                                                    : "f32.";
+    return "wgmma." + accumulator + operands;
   }
   bool sm89 = llvm::StringRef(mm.target).ends_with("89");
+  // An f16 result of f16 operands accumulates in f16, as Triton's does.
+  if (mm.a == Elem::F16 && mm.acc == Elem::F16)
+    return "llvm.nvvm.mma.m16n8k16.row.col.f16.f16";
   if (mm.a == Elem::F16 || (fp8 && !sm89))
     return "llvm.nvvm.mma.m16n8k16.row.col.f32.f32";
   if (mm.a == Elem::BF16)
@@ -620,15 +626,16 @@ TEST_P(MmaSimulation, MatchesAHostMatmul) {
           magnitude += std::abs(product);
         }
         // f32 sums of exact products (K + 1 roundings, three times as many
-        // for tf32x3, whose split also loses ~2^-17 of each product), then
-        // an f16 result's rounding.
+        // for tf32x3, whose split also loses ~2^-17 of each product).
         double steps =
             mm.precision == Precision::Tf32x3 ? 3.0 * kBound + 2 : kBound + 2;
         double tolerance = steps * std::ldexp(magnitude, -24);
         if (mm.precision == Precision::Tf32x3)
           tolerance += std::ldexp(magnitude, -16);
+        // An f16 accumulator rounds its sum to f16 (half an ulp: 2^-11 of
+        // it) after each instruction's K of 16 and once more for C.
         if (mm.acc == Elem::F16)
-          tolerance += std::ldexp(std::abs(exact), -10);
+          tolerance += (kBound / 16 + 2) * std::ldexp(magnitude, -11);
         double value = decode(mm.acc, got);
         if (!(std::abs(value - exact) <= tolerance) && ++mismatches <= 10)
           ADD_FAILURE() << "D(" << z << ", " << r << ", " << col

@@ -145,10 +145,11 @@ LogicalResult WarpGroupDotOp::verify() {
   if (aElem != bElem && !(isFloat8(aElem) && isFloat8(bElem)))
     return emitOpError() << "a and b have different element types " << aElem
                          << " and " << bElem;
-  if (!(cElem.isF32() || cElem.isInteger(32)) ||
+  if (!(cElem.isF32() || cElem.isInteger(32) ||
+        (cElem.isF16() && aElem.isF16())) ||
       isa<IntegerType>(aElem) != isa<IntegerType>(cElem))
     return emitOpError() << "the accumulator must be f32 (i32 for integer "
-                            "inputs), got "
+                            "inputs, f16 or f32 for f16 inputs), got "
                          << cElem;
   if (aElem.isF32() && getPrecision() != InputPrecision::tf32)
     return emitOpError() << "fp32 inputs are multiplied as tf32: precision "

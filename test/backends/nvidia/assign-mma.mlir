@@ -32,14 +32,14 @@ func.func @f16_loop(%a: tensor<128x32x!tile.ptr<f16>>, %b: tensor<32x128x!tile.p
 
 // -----
 
-// A wide result puts the warps along N; an f16 accumulator is widened to
-// f32 around the dot and the result narrowed before it is moved.
+// A wide result puts the warps along N; an f16 result of f16 operands
+// accumulates in f16 (as Triton's out_dtype=float16), with no conversion.
 // CHECK: #[[$MMA:mma[0-9]*]] = #tile_nvidia.mma<{version = 2, warpsPerCTA = [1, 4], instrShape = [16, 8]}>
 // CHECK-LABEL: func.func @f16_accumulator
-// CHECK: %[[W:.*]] = arith.extf %{{.*}} : tensor<16x256xf16, #[[$MMA]]> to tensor<16x256xf32, #[[$MMA]]>
-// CHECK: %[[D:.*]] = tile.dot %{{.*}}, %{{.*}}, %[[W]]
-// CHECK: %[[N:.*]] = arith.truncf %[[D]] : tensor<16x256xf32, #[[$MMA]]> to tensor<16x256xf16, #[[$MMA]]>
-// CHECK: tile.convert_layout %[[N]] : tensor<16x256xf16, #[[$MMA]]>
+// CHECK-NOT: arith.extf
+// CHECK: %[[D:.*]] = tile.dot %{{.*}}, %{{.*}}, %{{.*}} : {{.*}} -> tensor<16x256xf16, #[[$MMA]]>
+// CHECK-NOT: arith.truncf
+// CHECK: tile.convert_layout %[[D]] : tensor<16x256xf16, #[[$MMA]]>
 func.func @f16_accumulator(%a: tensor<16x16x!tile.ptr<f16>>, %b: tensor<16x256x!tile.ptr<f16>>,
                            %c: tensor<16x256x!tile.ptr<f16>>) {
   %x = tile.load %a : tensor<16x16x!tile.ptr<f16>>
