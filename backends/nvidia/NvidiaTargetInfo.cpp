@@ -352,18 +352,6 @@ static Value emitAtom(OpBuilder &b, Location loc, StringRef qualifiers,
                          : Value(LLVM::BitcastOp::create(b, loc, type, old));
 }
 
-static StringRef ptxScope(MemScope scope) {
-  switch (scope) {
-  case MemScope::cta:
-    return "cta";
-  case MemScope::gpu:
-    return "gpu";
-  case MemScope::sys:
-    return "sys";
-  }
-  llvm_unreachable("unknown scope");
-}
-
 Value NvidiaTargetInfo::atomicRMW(OpBuilder &b, Location loc, RMWKind kind,
                                   Value ptr, Value value, MemOrder order,
                                   MemScope scope) const {
@@ -371,7 +359,7 @@ Value NvidiaTargetInfo::atomicRMW(OpBuilder &b, Location loc, RMWKind kind,
   unsigned bits = type.getIntOrFloatBitWidth();
   bool isFloat = isa<FloatType>(type);
   std::string prefix =
-      (ptxScope(scope) + "." + stringifyMemOrder(order) + ".").str();
+      (stringifyMemScope(scope) + "." + stringifyMemOrder(order) + ".").str();
   std::string width = std::to_string(bits);
   switch (kind) {
   case RMWKind::add:
@@ -441,7 +429,7 @@ Value NvidiaTargetInfo::atomicCAS(OpBuilder &b, Location loc, Value ptr,
   if (bits < 16)
     return {};
   return emitAtom(b, loc,
-                  (stringifyMemOrder(order) + "." + ptxScope(scope) + ".cas.b" +
+                  (stringifyMemOrder(order) + "." + stringifyMemScope(scope) + ".cas.b" +
                    std::to_string(bits))
                       .str(),
                   {cmp, value}, ptr, type);
