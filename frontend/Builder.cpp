@@ -1408,8 +1408,8 @@ Handle frontend::Builder::dot(const Handle &a, const Handle &b,
     std::vector<Handle> partsA = split(a), partsB = split(b);
     // (i, j): part i of A times part j of B.
     static const std::pair<unsigned, unsigned> x3[] = {{0, 1}, {1, 0}, {0, 0}};
-    static const std::pair<unsigned, unsigned> x6[] = {
-        {1, 1}, {2, 0}, {0, 2}, {1, 0}, {0, 1}, {0, 0}};
+    static const std::pair<unsigned, unsigned> x6[] = {{1, 1}, {2, 0}, {0, 2},
+                                                       {1, 0}, {0, 1}, {0, 0}};
     std::optional<Handle> sum = acc;
     for (auto [i, j] : count == 2 ? ArrayRef(x3) : ArrayRef(x6))
       sum = dot(partsA[i], partsB[j], sum, "ieee", outDtype);
@@ -1434,12 +1434,12 @@ Handle frontend::Builder::dot(const Handle &a, const Handle &b,
                  : s.computationType(ta, tb, false, false, "dot");
   // As Triton: integers into i32, fp64 into fp64, fp32 and bf16 into fp32,
   // narrower floats into `outDtype` (fp32 where empty).
-  DType out = !in.isFloat()        ? DType::integer(32)
-              : in.bits() == 64    ? in
+  DType out = !in.isFloat()     ? DType::integer(32)
+              : in.bits() == 64 ? in
               : in.bits() == 32 || in == DType::floating("bf16")
                   ? DType::floating("fp32")
-              : outDtype.empty()   ? DType::floating("fp32")
-                                   : s.dtypeOf(outDtype);
+              : outDtype.empty() ? DType::floating("fp32")
+                                 : s.dtypeOf(outDtype);
   SmallVector<int64_t> shape(a.shape.begin(), a.shape.end());
   shape[r - 1] = b.shape[r - 1];
   Value va = s.castValue(s.valueOf(a), ta, in);

@@ -335,9 +335,9 @@ public:
         op, adaptor.getPtr(), ValueRange(), state, rewriter,
         [&](OpBuilder &b, Location loc, unsigned r) -> Value {
           Value cmp = adaptor.getCmp()[r], val = adaptor.getVal()[r];
-          if (Value old = state.target.atomicCAS(b, loc, adaptor.getPtr()[r],
-                                                 cmp, val, op.getOrder(),
-                                                 op.getScope()))
+          if (Value old =
+                  state.target.atomicCAS(b, loc, adaptor.getPtr()[r], cmp, val,
+                                         op.getOrder(), op.getScope()))
             return old;
           Type intType = b.getIntegerType(element.getIntOrFloatBitWidth());
           if (isa<FloatType>(element)) {

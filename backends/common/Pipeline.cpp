@@ -421,10 +421,10 @@ bool copiesLate(scf::ForOp loop, ArrayRef<OperandLoad> loads) {
           continue;
         Type a = dot->getOperand(0).getType();
         auto memory = dyn_cast<MemDescType>(a);
-        count(cast<RankedTensorType>(dot->getResult(0).getType()).getShape(),
-              (memory ? memory.getShape()
-                      : cast<RankedTensorType>(a).getShape())
-                  .back());
+        count(
+            cast<RankedTensorType>(dot->getResult(0).getType()).getShape(),
+            (memory ? memory.getShape() : cast<RankedTensorType>(a).getShape())
+                .back());
       }
   }
   return macs / warps.getInt() >= (int64_t(1) << 18);
@@ -930,10 +930,10 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages,
           return accumulatesInPlace(loop, alloc);
         });
       })) {
-    Operation *firstCopy = *llvm::min_element(roots, [](Operation *a,
-                                                        Operation *b) {
-      return a->isBeforeInBlock(b);
-    });
+    Operation *firstCopy =
+        *llvm::min_element(roots, [](Operation *a, Operation *b) {
+          return a->isBeforeInBlock(b);
+        });
     rewriter.setInsertionPoint(firstCopy);
     stage0->insert(BarrierOp::create(rewriter, loc));
   }

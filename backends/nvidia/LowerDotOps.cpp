@@ -274,8 +274,8 @@ private:
       Value low = pack(b, loc, {c[0], c[1]}, true),
             high = pack(b, loc, {c[2], c[3]}, true);
       Type pair = low.getType();
-      auto pairs = LLVM::LLVMStructType::getLiteral(b.getContext(),
-                                                    {pair, pair});
+      auto pairs =
+          LLVM::LLVMStructType::getLiteral(b.getContext(), {pair, pair});
       Value d = NVVM::MmaOp::create(
           b, loc, pairs, a, bValues, ValueRange{low, high}, {16, 8, kind.k},
           /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
@@ -575,11 +575,12 @@ public:
     int64_t outputs = halfAccumulators ? instrN / 4 : instrN / 2;
     Type registerType =
         halfAccumulators ? rewriter.getI32Type() : acc.front().getType();
-    std::string form =
-        ("m64n" + Twine(instrN) + "k" + Twine(instrK) + "." +
-         (isInteger ? "s32." : halfAccumulators ? "f16." : "f32.") + *aName +
-         "." + *bName)
-            .str();
+    std::string form = ("m64n" + Twine(instrN) + "k" + Twine(instrK) + "." +
+                        (isInteger          ? "s32."
+                         : halfAccumulators ? "f16."
+                                            : "f32.") +
+                        *aName + "." + *bName)
+                           .str();
     std::string text = wgmmaText(form, outputs, isInteger, transposes, !a);
     std::string constraints;
     for (int64_t i = 0; i < outputs; ++i)

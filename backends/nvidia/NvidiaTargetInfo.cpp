@@ -384,19 +384,20 @@ Value NvidiaTargetInfo::atomicRMW(OpBuilder &b, Location loc, RMWKind kind,
     StringRef op = isMax ? "max" : "min";
     if (!isFloat) {
       bool isSigned = kind == RMWKind::max || kind == RMWKind::min;
-      return emitAtom(b, loc, prefix + op.str() + (isSigned ? ".s" : ".u") +
-                                  width,
+      return emitAtom(b, loc,
+                      prefix + op.str() + (isSigned ? ".s" : ".u") + width,
                       value, ptr, type);
     }
     // PTX has no float max or min; as Triton, on the bits: those of
     // non-negative floats order as signed integers, those of negative ones
     // in reverse as unsigned (a max is a signed max where the value is >= 0,
     // an unsigned min where it is < 0).
-    Value zero = LLVM::ConstantOp::create(b, loc, type, b.getFloatAttr(type, 0));
-    Value positive = LLVM::FCmpOp::create(b, loc, LLVM::FCmpPredicate::oge,
-                                          value, zero);
-    Value negative = LLVM::FCmpOp::create(b, loc, LLVM::FCmpPredicate::olt,
-                                          value, zero);
+    Value zero =
+        LLVM::ConstantOp::create(b, loc, type, b.getFloatAttr(type, 0));
+    Value positive =
+        LLVM::FCmpOp::create(b, loc, LLVM::FCmpPredicate::oge, value, zero);
+    Value negative =
+        LLVM::FCmpOp::create(b, loc, LLVM::FCmpPredicate::olt, value, zero);
     StringRef reverse = isMax ? "min" : "max";
     Value signedOld = emitAtom(b, loc, prefix + op.str() + ".s" + width, value,
                                ptr, type, positive);
@@ -410,12 +411,11 @@ Value NvidiaTargetInfo::atomicRMW(OpBuilder &b, Location loc, RMWKind kind,
   case RMWKind::xchg: {
     if (bits < 32)
       return {};
-    StringRef op = kind == RMWKind::And  ? "and"
-                   : kind == RMWKind::Or ? "or"
+    StringRef op = kind == RMWKind::And   ? "and"
+                   : kind == RMWKind::Or  ? "or"
                    : kind == RMWKind::Xor ? "xor"
                                           : "exch";
-    return emitAtom(b, loc, prefix + op.str() + ".b" + width, value, ptr,
-                    type);
+    return emitAtom(b, loc, prefix + op.str() + ".b" + width, value, ptr, type);
   }
   }
   llvm_unreachable("unknown atomic kind");
@@ -429,8 +429,8 @@ Value NvidiaTargetInfo::atomicCAS(OpBuilder &b, Location loc, Value ptr,
   if (bits < 16)
     return {};
   return emitAtom(b, loc,
-                  (stringifyMemOrder(order) + "." + stringifyMemScope(scope) + ".cas.b" +
-                   std::to_string(bits))
+                  (stringifyMemOrder(order) + "." + stringifyMemScope(scope) +
+                   ".cas.b" + std::to_string(bits))
                       .str(),
                   {cmp, value}, ptr, type);
 }

@@ -720,8 +720,8 @@ private:
           // Register i / 2 holds this element in its half i % 2.
           APInt c = value(lane, call.getArgOperand(bAt + 2 + i / 2))[0];
           APInt half = c.extractBits(16, 16 * (i % 2));
-          float sum = accumulate ? float(decode("f16", half.getZExtValue()))
-                                 : 0.0f;
+          float sum =
+              accumulate ? float(decode("f16", half.getZExtValue())) : 0.0f;
           for (unsigned kk = 0; kk < k; ++kk)
             sum += float(a[row * k + kk] * b[kk * n + col]);
           APFloat rounded(sum);

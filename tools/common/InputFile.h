@@ -1,4 +1,5 @@
-//===- InputFile.h - the bound on what the tools read -------------*- C++ -*-===//
+//===- InputFile.h - the bound on what the tools read -------------*- C++
+//-*-===//
 //
 // tessera-opt and tessera-compile read a kernel's IR from a regular file (or
 // standard input) of bounded size: /dev/zero would be read without end and a

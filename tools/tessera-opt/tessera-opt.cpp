@@ -31,7 +31,7 @@ llvm::Error checkInput(llvm::StringRef path) {
     return llvm::Error::success(); // The driver says why it cannot read.
   if (S_ISREG(status.st_mode))
     return size_t(status.st_size) > kMaxInputBytes ? tooLarge(path)
-                                                    : llvm::Error::success();
+                                                   : llvm::Error::success();
   struct stat null;
   if (S_ISFIFO(status.st_mode) ||
       llvm::sys::Process::FileDescriptorIsDisplayed(STDIN_FILENO) ||
