@@ -503,7 +503,8 @@ def test_kernel_errors():
     error = _compile_error(strided_last, x, 16)
     assert "last stride must be the constant 1" in str(error)
     assert "make_tensor_descriptor" in error.source_line
-    assert "at least 16 bytes" in str(_compile_error(narrow_block, x, 16))
+    narrow = _compile_error(narrow_block, x, 16)
+    assert "Descriptor block shape must have at least 16 bytes" in str(narrow.__cause__)
     assert "needs 2 entries" in str(
         _compile_error(wrong_offsets, TensorDescriptor.from_tensor(x, [16, 16])))
     assert "boundary_check and padding_option, not mask" in str(

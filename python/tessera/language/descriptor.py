@@ -96,9 +96,11 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
     element = _t(base).dtype
     if not element.is_ptr():
         raise CompilationError(f"a tensor descriptor's base must be a pointer, got {element}")
-    if block[-1] * element.element_ty.primitive_bitwidth < 128:
-        raise CompilationError("a descriptor's block needs at least 16 bytes in its last "
-                               f"dimension, got {block[-1]} elements of {element.element_ty}")
+    size = element.element_ty.primitive_bitwidth // 8
+    if block[-1] * size < 16:
+        # Triton's error (a ValueError, the CompilationError's cause).
+        raise ValueError("Descriptor block shape must have at least 16 bytes in the last "
+                         f"dimension, but got {block[-1]} * {size} = {block[-1] * size} bytes")
     # Triton asks of it what a TMA copy needs: a 16-byte aligned base and
     # strides of 16-byte multiples.
     return _descriptor(base, shape, strides, block, _padding_is_nan(padding_option),
