@@ -161,12 +161,18 @@ public:
     return target;
   }
 
+  /// The compute capability of an "sm_90a"-style arch: 90.
+  static unsigned capabilityOf(const Target &target) {
+    unsigned capability = 0;
+    llvm::StringRef(target.arch).drop_front(3).consumeInteger(10, capability);
+    return capability;
+  }
+
   llvm::Error assignLayouts(mlir::Operation *module, const Target &target,
                             const CompileOptions &options) const override {
     prepareAssembler();
     module->getContext()->loadDialect<nvidia::TileNvidiaDialect>();
-    unsigned capability = 0;
-    llvm::StringRef(target.arch).drop_front(3).consumeInteger(10, capability);
+    unsigned capability = capabilityOf(target);
     LayoutStage stage;
     stage.numWarps = options.numWarps;
     stage.warpSize = target.warpSize;
@@ -204,7 +210,7 @@ public:
         const CompileOptions &options) const override {
     auto module = llvm::cast<mlir::ModuleOp>(op);
     module->getContext()->loadDialect<mlir::NVVM::NVVMDialect>();
-    NvidiaTargetInfo info;
+    NvidiaTargetInfo info(capabilityOf(target));
     if (mlir::failed(lowerToLLVM(module, info)))
       return nvidiaError("lowering to the LLVM dialect failed");
     auto machine = createMachine(target, options);

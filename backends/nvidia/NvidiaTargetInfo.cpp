@@ -364,12 +364,13 @@ Value NvidiaTargetInfo::atomicRMW(OpBuilder &b, Location loc, RMWKind kind,
   switch (kind) {
   case RMWKind::add:
   case RMWKind::fadd:
-    // bf16 adds need sm_90, which this lowering does not know; LLVM's
-    // expansion serves every target.
-    if (type.isBF16())
+    // bf16 adds need sm_90; below it (or not knowing) LLVM's expansion.
+    if (type.isBF16() && computeCapability < 90)
       return {};
-    if (type.isF16())
-      return emitAtom(b, loc, prefix + "add.noftz.f16", value, ptr, type);
+    if (type.isF16() || type.isBF16())
+      return emitAtom(b, loc,
+                      prefix + "add.noftz." + (type.isF16() ? "f16" : "bf16"),
+                      value, ptr, type);
     if (bits < 32)
       return {};
     return emitAtom(b, loc, prefix + "add." + (isFloat ? "f" : "u") + width,

@@ -22,6 +22,10 @@ LLVM::InlineAsmOp inlineAsm(OpBuilder &b, Location loc, Type result,
 /// `__assertfail`, libdevice for math.
 class NvidiaTargetInfo : public TargetInfo {
 public:
+  /// For GPUs of `computeCapability` (90 for sm_90a); 0 where it is not
+  /// known, which keeps to what every supported GPU has.
+  explicit NvidiaTargetInfo(unsigned computeCapability = 0)
+      : computeCapability(computeCapability) {}
   unsigned getWarpSize() const override { return 32; }
   Value programId(OpBuilder &b, Location loc, ProgramAxis axis) const override;
   Value numPrograms(OpBuilder &b, Location loc,
@@ -69,6 +73,9 @@ public:
                            LoweringState &state) const override;
   void markKernel(LLVM::LLVMFuncOp func,
                   unsigned threadsPerBlock) const override;
+
+private:
+  unsigned computeCapability;
 };
 
 /// Registers the NVIDIA backend's passes for tessera-opt:

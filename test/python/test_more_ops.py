@@ -363,8 +363,10 @@ def test_float_atomic_max_and_min_of_either_sign(device, dtype):
 
 
 @tessera.jit
-def atomic_forms_kernel(i_ptr, f_ptr, h_ptr, l_ptr, SEM: tl.constexpr, SCOPE: tl.constexpr):
+def atomic_forms_kernel(i_ptr, f_ptr, h_ptr, l_ptr, b_ptr, SEM: tl.constexpr,
+                        SCOPE: tl.constexpr):
     tl.atomic_add(i_ptr, 1, sem=SEM, scope=SCOPE)
+    tl.atomic_add(b_ptr, 1.0, sem=SEM, scope=SCOPE)
     tl.atomic_max(i_ptr + 1, 1, sem=SEM, scope=SCOPE)
     tl.atomic_add(f_ptr, 1.0, sem=SEM, scope=SCOPE)
     tl.atomic_max(f_ptr + 1, 1.0, sem=SEM, scope=SCOPE)
@@ -378,10 +380,11 @@ def atomic_forms_kernel(i_ptr, f_ptr, h_ptr, l_ptr, SEM: tl.constexpr, SCOPE: tl
 def test_atomics_spell_their_order_and_scope_in_ptx(sem, scope):
     # As Triton writes them, so that its tests' checks of the PTX hold.
     kernel = tessera.compile(atomic_forms_kernel, dict(i_ptr="*i32", f_ptr="*fp32",
-                                                       h_ptr="*fp16", l_ptr="*i64"),
+                                                       h_ptr="*fp16", l_ptr="*i64",
+                                                       b_ptr="*bf16"),
                              "cuda:90", constexprs=dict(SEM=sem, SCOPE=scope))
     ptx = kernel.asm["ptx"]
     for form in ("add.u32", "max.s32", "add.f32", "max.s32", "min.u32", "add.noftz.f16",
-                 "exch.b64"):
+                 "add.noftz.bf16", "exch.b64"):  # bf16 adds: sm_90 on
         assert f"atom.global.{scope}.{sem}.{form}" in ptx
     assert f"atom.global.{sem}.{scope}.cas.b64" in ptx
