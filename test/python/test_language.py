@@ -961,3 +961,21 @@ def test_squeezing_a_dimension_that_is_not_1_is_an_error(device):
     out = np.zeros(8, np.int32)
     with pytest.raises(tessera.CompilationError, match="cannot squeeze dimension 2 of size 4"):
         squeeze_kernel[(1,)](out, 2, 1, 2, 4)
+
+
+@tessera.jit
+def licm_markers_kernel(out_ptr, n):
+    i = 0
+    while tl.condition(i < n, disable_licm=True):
+        i += 1
+    total = 0
+    for j in tl.range(0, n, disable_licm=True, loop_unroll_factor=2):
+        total += j
+    tl.store(out_ptr, i * 1000 + total)
+
+
+def test_triton_loop_markers_are_accepted(device):
+    # tl.condition and tl.range's disable_licm, as Triton's (no effect here).
+    out = np.zeros(1, np.int32)
+    licm_markers_kernel[(1,)](out, 5)
+    assert out[0] == 5 * 1000 + 10

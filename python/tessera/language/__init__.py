@@ -7,7 +7,7 @@ from .core import (CompilationError, bfloat16, const, constexpr, dtype, float8_e
                    uint64, void)
 from .standard import (abs, arange, argmax, argmin, associative_scan, assume, atomic_add,
                        atomic_and, atomic_cas, atomic_max, atomic_min, atomic_or, atomic_xchg,
-                       atomic_xor, broadcast, broadcast_to, cast, cat, cdiv, ceil, clamp, cos,
+                       atomic_xor, broadcast, broadcast_to, cast, cat, cdiv, ceil, clamp, condition, cos,
                        cumprod, cumsum, debug_barrier, device_assert, device_print, div_rn, dot,
                        erf, exp, exp2, expand_dims, fdiv, flip, floor, fma, full, full_like, gather,
                        histogram,

@@ -786,10 +786,12 @@ class range:
     pipeliner then runs across the outer iterations (a persistent kernel's
     tiles). `warp_specialize=True` has a warpgroup of its own issue the
     loop's tensor-descriptor copies (on Hopper), for the kernel's warps to
-    wait on."""
+    wait on. `loop_unroll_factor`, `disallow_acc_multi_buffer` and
+    `disable_licm` are accepted, as Triton's, and change nothing here."""
 
     def __init__(self, arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
-                 warp_specialize=False, flatten=False, disallow_acc_multi_buffer=False):
+                 disallow_acc_multi_buffer=False, flatten=False, warp_specialize=False,
+                 disable_licm=False):
         if arg2 is None:
             self.start, self.end = 0, arg1
         else:
@@ -798,6 +800,12 @@ class range:
         self.num_stages = num_stages
         self.flatten = flatten
         self.warp_specialize = warp_specialize
+
+
+def condition(arg, disable_licm=False):
+    """A while loop's condition, marked as Triton's `tl.condition` marks it
+    (`disable_licm` is accepted and changes nothing here)."""
+    return arg
 
 
 class static_range:
