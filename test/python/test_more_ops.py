@@ -388,3 +388,16 @@ def test_atomics_spell_their_order_and_scope_in_ptx(sem, scope):
                  "add.noftz.bf16", "exch.b64"):  # bf16 adds: sm_90 on
         assert f"atom.global.{scope}.{sem}.{form}" in ptx
     assert f"atom.global.{sem}.{scope}.cas.b64" in ptx
+
+
+@tessera.jit
+def add_in_place_kernel(i_ptr, o_ptr):
+    tl.atomic_add(o_ptr, tl.load(i_ptr))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.uint8, np.uint16])
+def test_atomics_on_8_and_16_bit_integers_are_errors(device, dtype):
+    # As Triton: no atomic add of 8- or 16-bit integers.
+    x = np.zeros(1, dtype)
+    with pytest.raises(tessera.TritonError, match="does not (support|apply to)"):
+        add_in_place_kernel[(1,)](x, x.copy())

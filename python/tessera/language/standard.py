@@ -522,6 +522,9 @@ def _atomic(kind):
         _no_writes_in_map(f"atomic_{kind}")
         _check_fits(pointer, val, f"atomic_{kind}'s value")
         _check_fits(pointer, mask, f"atomic_{kind}'s mask")
+        element = _t(pointer).dtype.element_ty
+        if element.is_int() and element.primitive_bitwidth == 16:
+            raise CompilationError(f"atomic_{kind} does not support {element}")  # as Triton
         return tensor(_call("atomic_rmw", kind, _t(pointer).handle, _t(val).handle,
                             _handle_or_none(mask),
                             _unwrap(sem) or "acq_rel", _unwrap(scope) or "gpu"))
