@@ -631,7 +631,7 @@ public:
     // holds registers 2i and 2i + 1 of `regs`). Packed, they stay so until
     // the wgmmas are waited for: unpacking reads them.
     SmallVector<Value> dRegisters;
-    SmallVector<unsigned> dFirst; // the first of `acc`'s registers of each
+    SmallVector<unsigned> dFirst; // each one's (first) register of `acc`
     for (const SmallVector<unsigned> &regs : tileRegs)
       for (int64_t i = 0; i < outputs; ++i) {
         unsigned first = regs[halfAccumulators ? 2 * i : i];
