@@ -236,11 +236,7 @@ def _fresh_knobs_impl(skipped_attr=None):
     def reset():
         for name, group in groups.items():
             setattr(knobs, name, group)
-        for variable, text in saved.items():
-            if text is None:
-                os.environ.pop(variable, None)
-            else:
-                os.environ[variable] = text
+        knobs._restore_environment(saved)
         saved.clear()
 
     return fresh, reset

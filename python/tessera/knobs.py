@@ -56,6 +56,15 @@ def _default_cache_dir():
     return os.path.join(base, "tessera")
 
 
+def _restore_environment(saved):
+    """Sets each variable of `saved` back to its text (unset where None)."""
+    for variable, text in saved.items():
+        if text is None:
+            os.environ.pop(variable, None)
+        else:
+            os.environ[variable] = text
+
+
 class _Knob:
     """A knob of `variable`: `parse(variable, text)` reads its text,
     `default` (a value, or a function giving one) is its value where the
@@ -98,11 +107,7 @@ class _Knob:
     def __delete__(self, group):
         group.__dict__.pop(self.name, None)
         if self.variable in group._saved:
-            previous = group._saved.pop(self.variable)
-            if previous is None:
-                os.environ.pop(self.variable, None)
-            else:
-                os.environ[self.variable] = previous
+            _restore_environment({self.variable: group._saved.pop(self.variable)})
         group._changed()
 
 
@@ -154,11 +159,7 @@ class _Group:
         finally:
             self.__dict__.clear()
             self.__dict__.update(values)
-            for variable, text in variables.items():
-                if text is None:
-                    os.environ.pop(variable, None)
-                else:
-                    os.environ[variable] = text
+            _restore_environment(variables)
             self._changed()
 
 
@@ -230,7 +231,7 @@ def _compiling_values():
     """The values of the knobs that change how kernels compile, by name:
     what stored tuning results depend on besides the kernel and its
     arguments."""
-    return {f"{type(g).__name__}.{n}": str(getattr(g, n))
-            for g in (language, nvidia) for n in g._names()}
+    groups = [g for g in globals().values() if isinstance(g, _CompilingGroup)]
+    return {f"{type(g).__name__}.{n}": str(getattr(g, n)) for g in groups for n in g._names()}
 
 __all__ = ["autotuning", "cache", "compilation", "env", "language", "nvidia", "runtime"]

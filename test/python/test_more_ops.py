@@ -384,7 +384,7 @@ def test_atomics_spell_their_order_and_scope_in_ptx(sem, scope):
                                                        b_ptr="*bf16"),
                              "cuda:90", constexprs=dict(SEM=sem, SCOPE=scope))
     ptx = kernel.asm["ptx"]
-    for form in ("add.u32", "max.s32", "add.f32", "max.s32", "min.u32", "add.noftz.f16",
+    for form in ("add.u32", "max.s32", "add.f32", "min.u32", "add.noftz.f16",
                  "add.noftz.bf16", "exch.b64"):  # bf16 adds: sm_90 on
         assert f"atom.global.{scope}.{sem}.{form}" in ptx
     assert f"atom.global.{sem}.{scope}.cas.b64" in ptx
