@@ -297,6 +297,8 @@ LogicalResult DotOperandLayoutAttr::verify(
     DistributedLayoutAttrInterface parent, unsigned kWidth) {
   if (opIdx > 1)
     return emitError() << "opIdx must be 0 (A) or 1 (B), got " << opIdx;
+  if (kWidth != 0 && !llvm::isPowerOf2_32(kWidth))
+    return emitError() << "kWidth must be 0 or a power of two, got " << kWidth;
   if (!parent)
     return emitError() << "the parent of a dot operand must be a "
                           "distributed layout";
