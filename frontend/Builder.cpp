@@ -1039,14 +1039,13 @@ std::vector<Handle> frontend::Builder::inlineAsm(
     const std::vector<Handle> &args, const std::vector<std::string> &dtypes,
     bool pure, int pack) {
   Impl &s = *impl;
-  if (args.empty())
-    fail("inline_asm_elementwise needs at least one argument");
   if (dtypes.empty())
     fail("inline_asm_elementwise needs at least one result dtype");
   if (pack < 1)
     fail("inline_asm_elementwise's pack must be at least 1, got " +
          std::to_string(pack));
-  SmallVector<int64_t> shape(args[0].shape.begin(), args[0].shape.end());
+  // Without arguments, one scalar a thread (Triton's globaltimer, smid).
+  SmallVector<int64_t> shape;
   for (const Handle &arg : args)
     shape = s.commonShape(shape, arg.shape);
   SmallVector<Value> operands;

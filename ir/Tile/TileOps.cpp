@@ -701,6 +701,13 @@ void ExternElementwiseOp::getEffects(
     addReadWrite(effects);
 }
 
+LogicalResult InlineAsmOp::verify() {
+  // Shapes are the Elementwise trait's to check.
+  if (getResults().empty())
+    return emitOpError() << "needs at least one result";
+  return success();
+}
+
 void InlineAsmOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {

@@ -682,8 +682,7 @@ def Tile_ExternElementwiseOp : Tile_Op<"extern_elementwise", [
 }
 
 def Tile_InlineAsmOp : Tile_Op<"inline_asm", [
-    Elementwise, SameOperandsAndResultShape,
-    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+    Elementwise, DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "run target assembly on each group of elements";
   let description = [{
     Runs `asm_string` (PTX or AMDGCN, with LLVM inline-asm `constraints`)
@@ -691,7 +690,9 @@ def Tile_InlineAsmOp : Tile_Op<"inline_asm", [
     narrower than 32 bits reach the assembly packed into 32-bit registers
     (four i8 or two f16 per register, as far as `packed_element` allows);
     results are returned the same way. The assembly's operands are the
-    results' registers, then each operand's, in order. Without `pure`, the
+    results' registers, then each operand's, in order. Without operands the
+    results are scalars (a clock or a special register, read once by each
+    thread). Without `pure`, the
     assembly may read and write memory and is never removed or merged.
 
     ```mlir
@@ -705,6 +706,7 @@ def Tile_InlineAsmOp : Tile_Op<"inline_asm", [
                    ConfinedAttr<I32Attr, [IntPositive]>:$packed_element);
   let results = (outs Variadic<Tile_Value>:$results);
   let assemblyFormat = "$args attr-dict `:` functional-type($args, $results)";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

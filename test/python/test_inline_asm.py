@@ -6,6 +6,7 @@ import pytest
 
 import tessera
 import tessera.language as tl
+from tessera.language.extra import cuda
 
 # The assembly is PTX: AMD targets cannot assemble it.
 pytestmark = pytest.mark.not_on_amd
@@ -117,3 +118,56 @@ def test_assembly_that_reads_memory(device):
     y = np.zeros_like(x)
     load_through_asm_kernel[(1,)](x, y, BLOCK=128)
     np.testing.assert_array_equal(y, x + 1)
+
+
+@tessera.jit
+def special_registers_kernel(out_ptr):
+    start = cuda.globaltimer()
+    sm = cuda.smid()
+    end = cuda.globaltimer()
+    tl.store(out_ptr + 0, cuda.num_threads())
+    tl.store(out_ptr + 1, cuda.num_warps())
+    tl.store(out_ptr + 2, sm)
+    tl.store(out_ptr + 3, end - start)
+
+
+def test_special_registers_reach_the_ptx():
+    kernel = tessera.compile(special_registers_kernel, {"out_ptr": "*i64"}, "cuda:90",
+                             num_warps=8)
+    ptx = kernel.asm["ptx"]
+    # The timer is read twice (not pure: never merged), the SM id once.
+    assert ptx.count("%globaltimer") == 2 and ptx.count("%smid") == 1
+    # num_threads and num_warps are constants of the launch.
+    tile = kernel.asm["tile"]
+    assert "arith.constant 256 : i64" in tile and "arith.constant 8 : i64" in tile
+
+
+def test_launch_constants_follow_num_warps():
+    for warps in (1, 4):
+        tile = tessera.compile(special_registers_kernel, {"out_ptr": "*i64"}, "cuda:90",
+                               num_warps=warps).asm["tile"]
+        assert f"arith.constant {32 * warps} : i64" in tile
+
+
+def test_special_registers_on_the_gpu(device):
+    on_gpu(device)
+    out = np.full(4, -1, np.int64)
+    special_registers_kernel[(1,)](out, num_warps=2)
+    assert out[0] == 64 and out[1] == 2
+    assert 0 <= out[2] < 1024
+    assert out[3] >= 0
+
+
+def test_custom_float8_conversions_are_casts(device):
+    @tessera.jit
+    def round_trip(x_ptr, y_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs)
+        f8 = cuda.convert_custom_float8_sm80(x, tl.float8e4b15, "rtne")
+        tl.store(y_ptr + offs, cuda.convert_custom_float8_sm90(f8, tl.float32, None))
+
+    # Values that fp8e4b15 holds exactly come back unchanged.
+    x = np.array([0.0, 0.5, -1.25, 1.75, 0.0078125, -0.25, 1.0, -1.75], np.float32)
+    y = np.zeros_like(x)
+    round_trip[(1,)](x, y, BLOCK=8)
+    np.testing.assert_array_equal(y, x)

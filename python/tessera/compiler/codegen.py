@@ -845,17 +845,15 @@ class CodeGenerator(ast.NodeVisitor):
         return fn(*args, **kwargs)
 
 
-def generate(builder, fn, arg_types, divisibility, constants):
-    """Generates kernel `fn` into `builder`; returns the generator, whose
-    `dependencies` and `global_reads` say what the result depends on."""
+def generate(builder, fn, arg_types, divisibility, constants, options):
+    """Generates kernel `fn` into `builder` for the launch `options`
+    (num_warps...); returns the generator, whose `dependencies` and
+    `global_reads` say what the result depends on."""
     codegen = CodeGenerator(builder, fn.filename)
-    previous_builder = getattr(core._state, "builder", None)
-    previous_codegen = getattr(core._state, "codegen", None)
-    core._state.builder = builder
-    core._state.codegen = codegen
+    previous = [getattr(core._state, name, None) for name in ("builder", "codegen", "options")]
+    core._state.builder, core._state.codegen, core._state.options = builder, codegen, options
     try:
         codegen.generate_kernel(fn, arg_types, divisibility, constants)
     finally:
-        core._state.builder = previous_builder
-        core._state.codegen = previous_codegen
+        core._state.builder, core._state.codegen, core._state.options = previous
     return codegen

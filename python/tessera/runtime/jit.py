@@ -555,7 +555,8 @@ class JITFunction:
         from ..compiler import codegen
         builder = _tessera.Builder()
         try:
-            generated = codegen.generate(builder, self, arg_types, divisibility, constants)
+            generated = codegen.generate(builder, self, arg_types, divisibility, constants,
+                                          options)
         except CompilationError as e:
             # The code generator's frames say nothing about the kernel; the
             # language's own error, where one caused it, stays its cause.

@@ -207,6 +207,19 @@ func.func @inline_asm(%p: !tile.ptr<i8>, %q: !tile.ptr<f32>) {
   return
 }
 
+// Inline assembly without operands (a special register) runs once a thread,
+// with side effects unless pure; its scalar result is stored as any other.
+// CHECK-LABEL: llvm.func @inline_asm_no_operands
+// CHECK: %[[T:.*]] = llvm.inline_asm has_side_effects asm_dialect = att "mov.u64 $0, %globaltimer;", "=l"  : () -> i64
+// CHECK: st.global.b64 {{.*}} %arg0, %[[T]]
+// CHECK-NOT: globaltimer
+// CHECK: llvm.return
+func.func @inline_asm_no_operands(%p: !tile.ptr<i64>) {
+  %t = tile.inline_asm {asm_string = "mov.u64 $0, %globaltimer;", constraints = "=l", packed_element = 1 : i32} : () -> i64
+  tile.store %p, %t : !tile.ptr<i64>
+  return
+}
+
 // A gather stores its source to shared memory between two barriers, then
 // reads each element of the result at the place its index names.
 // CHECK-LABEL: llvm.func @gather

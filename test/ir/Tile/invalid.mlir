@@ -568,7 +568,7 @@ func.func @inline_asm_shape(%x: tensor<4xi8>) {
 // -----
 
 func.func @inline_asm_results(%x: i32) {
-  // expected-error @+1 {{'tile.inline_asm' op expected 1 or more results}}
+  // expected-error @+1 {{'tile.inline_asm' op needs at least one result}}
   tile.inline_asm %x {asm_string = "", constraints = "r", packed_element = 1 : i32} : (i32) -> ()
   return
 }
@@ -576,8 +576,8 @@ func.func @inline_asm_results(%x: i32) {
 // -----
 
 func.func @inline_asm_operands() {
-  // expected-error @+1 {{'tile.inline_asm' op expected 1 or more operands, but found 0}}
-  %0 = tile.inline_asm {asm_string = "mov.b32 $0, 1;", constraints = "=r", packed_element = 1 : i32} : () -> i32
+  // expected-error @+1 {{'tile.inline_asm' op if a result is non-scalar, then at least one operand must be non-scalar}}
+  %0 = tile.inline_asm {asm_string = "mov.b32 $0, 1;", constraints = "=r", packed_element = 1 : i32} : () -> tensor<4xi32>
   return
 }
 

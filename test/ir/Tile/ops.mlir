@@ -191,6 +191,8 @@ func.func @extern_and_debug(%x: tensor<128xf32>, %i: tensor<16xi32>, %ok: tensor
   %g = tile.gather %x[%i] {axis = 0 : i32} : (tensor<128xf32>, tensor<16xi32>) -> tensor<16xf32>
   // CHECK: tile.inline_asm %{{.*}}, %{{.*}} {asm_string = "mov.b32 $0, $2; mov.b32 $1, $3;", constraints = "=r,=r,r,r", packed_element = 1 : i32} : (tensor<16xi32>, tensor<16xi32>) -> (tensor<16xi32>, tensor<16xi32>)
   %a, %b = tile.inline_asm %i, %i {asm_string = "mov.b32 $0, $2; mov.b32 $1, $3;", constraints = "=r,=r,r,r", packed_element = 1 : i32} : (tensor<16xi32>, tensor<16xi32>) -> (tensor<16xi32>, tensor<16xi32>)
+  // CHECK: tile.inline_asm {asm_string = "mov.u64 $0, %globaltimer;", constraints = "=l", packed_element = 1 : i32} : () -> i64
+  %t = tile.inline_asm {asm_string = "mov.u64 $0, %globaltimer;", constraints = "=l", packed_element = 1 : i32} : () -> i64
   // CHECK: tile.print " x: " %{{.*}}, %{{.*}} : tensor<16xi32>, f32 {isSigned = array<i1: true, false>}
   tile.print " x: " %i, %s : tensor<16xi32>, f32 {isSigned = array<i1: true, false>}
   // CHECK: tile.print "hex" hex %{{.*}} : tensor<16xi32>
