@@ -1041,9 +1041,9 @@ std::vector<Handle> frontend::Builder::inlineAsm(
   Impl &s = *impl;
   if (dtypes.empty())
     fail("inline_asm_elementwise needs at least one result dtype");
-  if (pack < 1)
-    fail("inline_asm_elementwise's pack must be at least 1, got " +
-         std::to_string(pack));
+  if (pack < 1 || pack > kMaxPackedElements)
+    fail("inline_asm_elementwise's pack must be from 1 to " +
+         std::to_string(kMaxPackedElements) + ", got " + std::to_string(pack));
   // Without arguments, one scalar a thread (Triton's globaltimer, smid).
   SmallVector<int64_t> shape;
   for (const Handle &arg : args)

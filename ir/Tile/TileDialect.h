@@ -53,6 +53,9 @@ inline constexpr llvm::StringLiteral kTensorMapAttr = "tile.tensor_map";
 /// kernel keeps every element in registers or shared memory.
 inline constexpr int64_t kMaxTensorElements = int64_t(1) << 20;
 
+/// The most elements one statement of tile.inline_asm takes of each operand.
+inline constexpr int32_t kMaxPackedElements = 16;
+
 /// An error naming `shape` unless a tensor of it has at most
 /// kMaxTensorElements elements (dimensions below 1 are left to other checks).
 llvm::Error verifyTensorSize(ArrayRef<int64_t> shape);

@@ -705,6 +705,11 @@ LogicalResult InlineAsmOp::verify() {
   // Shapes are the Elementwise trait's to check.
   if (getResults().empty())
     return emitOpError() << "needs at least one result";
+  // Each group is one assembly statement with `packed_element` registers
+  // of each operand and result.
+  if (getPackedElement() > kMaxPackedElements)
+    return emitOpError() << "packs at most " << kMaxPackedElements
+                         << " elements, got " << getPackedElement();
   return success();
 }
 

@@ -75,7 +75,7 @@ def test_arguments_are_checked():
         tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x], dtype=tl.int32,
                                   is_pure=True, pack=0)
 
-    with pytest.raises(tessera.CompilationError, match="pack must be at least 1, got 0"):
+    with pytest.raises(tessera.CompilationError, match="pack must be from 1 to 16, got 0"):
         tessera.compile(bad_pack, {"x_ptr": "*i32"}, "cuda:90", constexprs={"BLOCK": 64})
 
 

@@ -559,6 +559,14 @@ func.func @inline_asm_pack(%x: tensor<4xi8>) {
 
 // -----
 
+func.func @inline_asm_pack_bound(%x: tensor<4xi8>) {
+  // expected-error @+1 {{'tile.inline_asm' op packs at most 16 elements, got 65536}}
+  %0 = tile.inline_asm %x {asm_string = "", constraints = "=r,r", packed_element = 65536 : i32} : (tensor<4xi8>) -> tensor<4xi8>
+  return
+}
+
+// -----
+
 func.func @inline_asm_shape(%x: tensor<4xi8>) {
   // expected-error @+1 {{'tile.inline_asm' op all non-scalar operands/results must have the same shape and base type}}
   %0 = tile.inline_asm %x {asm_string = "", constraints = "=r,r", packed_element = 1 : i32} : (tensor<4xi8>) -> tensor<8xi8>
