@@ -512,6 +512,23 @@ def test_kernel_errors():
     assert "dimension 1 of a rank-1" in str(_compile_error(bad_boundary, x, 16))
 
 
+def test_interpreted_launches_raise_the_interpreters_error_too():
+    """Where kernels are interpreted (TRITON_INTERPRET=1), Triton raises
+    InterpreterError for a kernel that Triton's compiler would refuse with
+    CompilationError: the error is both, with the same cause."""
+    from tessera.runtime.errors import InterpreterError
+    x = np.zeros((16, 16), np.float32)
+    with triton.knobs.runtime.scope():
+        triton.knobs.runtime.interpret = True
+        with pytest.raises(InterpreterError) as info:
+            narrow_block[(1,)](x, 16)
+    assert isinstance(info.value, triton.CompilationError)
+    assert "Descriptor block shape must have at least 16 bytes" in str(info.value.__cause__)
+    assert "make_tensor_descriptor" in info.value.source_line
+    # Compiled launches keep CompilationError alone.
+    assert not isinstance(_compile_error(narrow_block, x, 16), InterpreterError)
+
+
 def test_descriptor_signature_for_aot():
     kernel = triton.compile(
         scale_desc, {"in_desc": "tensordesc<fp32[16, 32]>", "out_desc": "tensordesc<fp32[16,32]>"},

@@ -1,7 +1,7 @@
 """The errors of running kernels, with the names of Triton's
 `triton.runtime.errors`."""
 
-from ..language.core import TesseraError
+from ..language.core import CompilationError, TesseraError
 
 
 class InterpreterError(TesseraError, RuntimeError):
@@ -9,3 +9,15 @@ class InterpreterError(TesseraError, RuntimeError):
     failed device assert, an op it cannot run. The message names the
     kernel's source line."""
 
+
+
+class InterpretedCompilationError(CompilationError, InterpreterError):
+    """A kernel that does not compile, launched where kernels are
+    interpreted (TRITON_INTERPRET=1): Triton's interpreter raises
+    InterpreterError there, compiled launches CompilationError; this is
+    both, with the same message and cause."""
+
+    @classmethod
+    def of(cls, error):
+        return cls(error.message, filename=error.filename, lineno=error.lineno,
+                   col=error.col, source_line=error.source_line)

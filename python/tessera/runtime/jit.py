@@ -25,7 +25,7 @@ from . import gpu
 from ..language import core, descriptor
 from ..language.core import CompilationError, constexpr
 from ..tools.tensor_descriptor import TensorDescriptor
-from .errors import InterpreterError
+from .errors import InterpretedCompilationError, InterpreterError
 
 _NUMPY_DTYPES = {
     "float16": "float16", "float32": "float32", "float64": "float64",
@@ -675,7 +675,12 @@ class JITFunction:
             grid = _checked_grid(self.__name__, grid(meta), "the grid function returned")
         else:
             grid = _checked_grid(self.__name__, grid)
-        entry = self._get_compiled(arguments, options)
+        try:
+            entry = self._get_compiled(arguments, options)
+        except CompilationError as e:
+            if not (self.interpret or knobs.runtime.interpret):
+                raise
+            raise InterpretedCompilationError.of(e).with_traceback(None) from e.__cause__
         kernel, launch = entry["kernel"], entry["launch"]
         pointers = [value for _, value, kind in launch if kind == "p"]
         device = self._placement(pointers)
