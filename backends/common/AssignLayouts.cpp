@@ -125,6 +125,30 @@ private:
                                          numWarps, warpSize, contiguity, order);
   }
 
+  /// The layout a dot on the CUDA cores computes its result in (a matrix
+  /// unit's stage may later choose its own): each thread a tile of the
+  /// result as square as its share allows (wider than tall), so that a K
+  /// step reads sm + sn operand values for sm * sn products; lanes, then
+  /// warps along N, then M. Batched dots keep their accumulator's layout.
+  Attribute dotLayout(DotOp dot) {
+    auto type = cast<RankedTensorType>(dot.getType());
+    if (type.getRank() != 2)
+      return layoutOf(dot.getC());
+    int64_t m = type.getShape()[0], n = type.getShape()[1];
+    unsigned threads = numWarps * warpSize;
+    unsigned share = std::max<int64_t>(1, m * n / threads);
+    unsigned sn =
+        std::min<int64_t>(n, 1u << llvm::divideCeil(llvm::Log2_32(share), 2));
+    unsigned sm = std::min<int64_t>(m, std::max(1u, share / sn));
+    unsigned tn = std::min<int64_t>(warpSize, std::max<int64_t>(1, n / sn));
+    unsigned tm = warpSize / tn;
+    unsigned wm =
+        std::min<int64_t>(numWarps, std::max<int64_t>(1, m / (sm * tm)));
+    unsigned wn = numWarps / wm;
+    return BlockedLayoutAttr::get(context, {sm, sn}, {tm, tn}, {wm, wn},
+                                  {1, 0});
+  }
+
   /// Gives a result a layout (results keep one already given).
   void setLayout(Value result, Attribute layout) {
     if (auto tensor = dyn_cast<RankedTensorType>(result.getType()))
@@ -233,7 +257,8 @@ private:
           setLayout(broadcast.getResult(), layout);
         })
         .Case([&](DotOp dot) {
-          Attribute layout = layoutOf(dot.getC());
+          Attribute layout = dotLayout(dot);
+          require(dot, 2, layout);
           auto parent = cast<DistributedLayoutAttrInterface>(layout);
           require(dot, 0, DotOperandLayoutAttr::get(context, 0, parent, 0));
           require(dot, 1, DotOperandLayoutAttr::get(context, 1, parent, 0));
@@ -853,6 +878,7 @@ LogicalResult mlir::tile::runLayoutStage(ModuleOp module,
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
+  pm.addPass(createTileFmaDotsPass());
   if (stage.addLatePasses)
     stage.addLatePasses(pm);
   return pm.run(module);

@@ -45,12 +45,40 @@ Value elementPointer(OpBuilder &b, Location loc, Value base, Type element,
 }
 
 /// How the registers of a tensor in `layout` reach the view's elements:
-/// through `toOffset` (hardware bits to element offsets) where the view is
-/// its buffer's whole tile, else through each register's own address.
+/// through `toOffset` (hardware bits to element offsets from `base`) where
+/// the view is its buffer's whole tile or lies at a constant distance from
+/// the tile's start (accessView), else through each register's own address.
 struct Access {
   std::optional<LinearLayout> toOffset;
+  Value base;
   SmallVector<Value> addresses;
 };
+
+/// The element offset in a buffer of `shared` of a view at constant
+/// `offsets` that are multiples of its `shape`, where the view's elements
+/// all lie that far from the tile's first ones (`toOffset`'s offsets share
+/// no bit with it); none otherwise.
+std::optional<int32_t> constantDistance(const LinearLayout &shared,
+                                        const LinearLayout &toOffset,
+                                        ArrayRef<Value> offsets,
+                                        ArrayRef<int64_t> shape) {
+  LinearLayout::Point at;
+  for (auto [d, value, size] : llvm::enumerate(offsets, shape)) {
+    APInt c;
+    if (!matchPattern(value, m_ConstantInt(&c)) || c.getSExtValue() % size)
+      return std::nullopt;
+    at.push_back({dimName(d), int32_t(c.getSExtValue())});
+  }
+  std::optional<LinearLayout> inverse = shared.invert();
+  if (!inverse)
+    return std::nullopt;
+  int32_t distance = inverse->apply(at)[0].second;
+  for (const LinearLayout::InDim &in : toOffset.getInDims())
+    for (const std::vector<int32_t> &basis : in.bases)
+      if (basis[0] & distance)
+        return std::nullopt;
+  return distance;
+}
 
 FailureOr<Access> accessView(OpBuilder &b, Location loc,
                              const LoweringState &state, Operation *op,
@@ -62,11 +90,31 @@ FailureOr<Access> accessView(OpBuilder &b, Location loc,
   LinearLayout shared = cast<SharedLayoutAttrInterface>(type.getEncoding())
                             .toLinearLayout(type.getLayoutShape());
   Access access;
+  access.base = view.base;
   bool wholeTile =
       type.getShape() == type.getLayoutShape() &&
       llvm::all_of(view.offsets, [](Value v) { return matchPattern(v, m_Zero()); });
   if (wholeTile && (access.toOffset = layout.invertAndCompose(shared)))
     return access;
+  // A view within the tile: its registers placed in the whole tile.
+  std::vector<LinearLayout::OutDim> outs;
+  for (auto [d, size] : llvm::enumerate(type.getLayoutShape()))
+    outs.push_back({dimName(d), int32_t(size)});
+  auto placed = LinearLayout::create(
+      std::vector<LinearLayout::InDim>(layout.getInDims().begin(),
+                                       layout.getInDims().end()),
+      outs);
+  if (!placed)
+    llvm::consumeError(placed.takeError());
+  else if (std::optional<LinearLayout> toOffset =
+               placed->invertAndCompose(shared))
+    if (std::optional<int32_t> distance = constantDistance(
+            shared, *toOffset, view.offsets, type.getShape())) {
+      access.toOffset = toOffset;
+      access.base = elementPointer(b, loc, view.base, element,
+                                   i32Constant(b, loc, *distance));
+      return access;
+    }
   std::optional<LinearLayout> inverse = shared.invert();
   if (!inverse)
     return loweringError(op, "the shared layout is not invertible");
@@ -96,11 +144,11 @@ FailureOr<Access> accessView(OpBuilder &b, Location loc,
 /// Stores a tensor's registers through `access`.
 void storeThrough(OpBuilder &b, Location loc, const LoweringState &state,
                   const Access &access, const LinearLayout &layout,
-                  ValueRange values, const View &view, Type element) {
+                  ValueRange values, Type element) {
   if (access.toOffset) {
     storeToShared(b, loc, state, layout, *access.toOffset, values, element,
                   [&](Value offset) {
-                    return elementPointer(b, loc, view.base, element, offset);
+                    return elementPointer(b, loc, access.base, element, offset);
                   });
     return;
   }
@@ -135,7 +183,7 @@ public:
       if (failed(access))
         return failure();
       storeThrough(rewriter, loc, state, *access, *layoutOf(tensor),
-                   adaptor.getSrc(), view, element);
+                   adaptor.getSrc(), element);
       state.target.barrier(rewriter, loc);
     }
     view.replace(rewriter, op);
@@ -173,11 +221,11 @@ public:
       return failure();
     SmallVector<Value> values;
     if (access->toOffset) {
-      values = loadFromShared(rewriter, loc, state, layout, *access->toOffset,
-                              element, [&](Value offset) {
-                                return elementPointer(rewriter, loc, view.base,
-                                                      element, offset);
-                              });
+      values = loadFromShared(
+          rewriter, loc, state, layout, *access->toOffset, element,
+          [&](Value offset) {
+            return elementPointer(rewriter, loc, access->base, element, offset);
+          });
     } else {
       for (Value address : access->addresses)
         values.push_back(loadShared(rewriter, loc, address, element));
@@ -207,7 +255,7 @@ public:
     // ones after.
     state.target.barrier(rewriter, loc);
     storeThrough(rewriter, loc, state, *access, layout, adaptor.getValue(),
-                 view, element);
+                 element);
     state.target.barrier(rewriter, loc);
     rewriter.eraseOp(op);
     return success();
@@ -251,10 +299,11 @@ public:
   matchAndRewrite(MemDescSubsliceOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     View view(adaptor.getSrc());
+    // Folded, so that constant offsets stay constants (accessView).
     for (auto [offset, delta] : llvm::zip(view.offsets, op.getOffsets()))
       if (delta)
-        offset = arith::AddIOp::create(rewriter, op.getLoc(), offset,
-                                       i32Constant(rewriter, op.getLoc(), delta));
+        offset = rewriter.createOrFold<arith::AddIOp>(
+            op.getLoc(), offset, i32Constant(rewriter, op.getLoc(), delta));
     view.replace(rewriter, op);
     return success();
   }

@@ -70,6 +70,24 @@ def TileAllocateSharedMemoryPass
   }];
 }
 
+def TileFmaDotsPass : Pass<"tile-fma-dots", "::mlir::ModuleOp"> {
+  let summary = "dots on the CUDA cores read their operands a K step at a time";
+  let description = [{
+    For each 2-D `tile.dot` whose operands are converted into `dot_operand`
+    layouts of a blocked parent (a dot no matrix unit took: multiply-adds
+    in each thread, on whole rows of A and columns of B), where both
+    operands fit in 64 KiB of shared memory together: A goes to a buffer
+    of its own with its rows contiguous, B to one with its columns
+    contiguous (`tile.local_alloc`, no swizzle), and the dot becomes K dots
+    of one step each, in order, each on `tile.local_load`s of that step's
+    column of A and row of B (`tile.memdesc_subslice`). The operands are
+    then read next to the products that use them, a thread's rows of A and
+    columns of B as vectors, rather than all held in registers before the
+    first product.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
 def TilePipelinePass : Pass<"tile-pipeline", "::mlir::ModuleOp"> {
   let summary = "software-pipeline loops that feed dots, with async copies";
   let description = [{

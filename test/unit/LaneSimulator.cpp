@@ -1562,6 +1562,16 @@ private:
         out.push_back(llvm::abs(toFloat(type, x)).bitcastToAPInt());
         continue;
       }
+      // x * y + z rounded once (fmuladd as the fused form).
+      if (intrinsic == Intrinsic::fma || intrinsic == Intrinsic::fmuladd) {
+        APFloat result = toFloat(type, x);
+        result.fusedMultiplyAdd(
+            toFloat(type, value(lane, call.getArgOperand(1))[i]),
+            toFloat(type, value(lane, call.getArgOperand(2))[i]),
+            APFloat::rmNearestTiesToEven);
+        out.push_back(result.bitcastToAPInt());
+        continue;
+      }
       auto intOp = intOps.find(intrinsic);
       auto floatOp = floatOps.find(intrinsic);
       if (call.arg_size() != 2 ||

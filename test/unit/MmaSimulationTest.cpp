@@ -519,25 +519,10 @@ protected:
   static void SetUpTestSuite() { registerBuiltinBackends(); }
 };
 
-TEST_P(MmaSimulation, MatchesAHostMatmul) {
-  const Matmul &mm = GetParam();
-  std::string source = kernelOf(mm);
-  LoweredKernel compiled;
-  lowerKernel(mm.target, source, mm.warps, compiled);
-  if (HasFatalFailure())
-    return;
-
-  std::map<std::string, unsigned> calls = mmaCalls(*compiled.kernel);
-  std::string expected = expectedMma(mm);
-  ASSERT_EQ(calls.size(), 1u)
-      << "expected only " << expected << ", got " << describe(calls) << "\n"
-      << source;
-  ASSERT_EQ(calls.begin()->first, expected);
-  // tf32x3 issues three products per tile and step.
-  if (mm.precision == Precision::Tf32x3) {
-    EXPECT_EQ(calls.begin()->second % 3, 0u);
-  }
-
+/// Runs `compiled` (the kernel of `mm`, from `source`) on one workgroup of
+/// the lane simulator and compares D with a host matmul.
+void simulateMatmul(const Matmul &mm, const LoweredKernel &compiled,
+                    const std::string &source) {
   MatmulAccesses io = accessesOf(mm);
   HostTensor a(io.a), b(io.b), c(io.c), d(io.d);
   unsigned batches = std::max(mm.batch, 1u);
@@ -649,6 +634,28 @@ TEST_P(MmaSimulation, MatchesAHostMatmul) {
   if (mm.acc == Elem::I32 && mm.loadC) {
     EXPECT_GT(wrapped, 0u);
   }
+}
+
+TEST_P(MmaSimulation, MatchesAHostMatmul) {
+  const Matmul &mm = GetParam();
+  std::string source = kernelOf(mm);
+  LoweredKernel compiled;
+  lowerKernel(mm.target, source, mm.warps, compiled);
+  if (HasFatalFailure())
+    return;
+
+  std::map<std::string, unsigned> calls = mmaCalls(*compiled.kernel);
+  std::string expected = expectedMma(mm);
+  ASSERT_EQ(calls.size(), 1u)
+      << "expected only " << expected << ", got " << describe(calls) << "\n"
+      << source;
+  ASSERT_EQ(calls.begin()->first, expected);
+  // tf32x3 issues three products per tile and step.
+  if (mm.precision == Precision::Tf32x3) {
+    EXPECT_EQ(calls.begin()->second % 3, 0u);
+  }
+
+  simulateMatmul(mm, compiled, source);
 }
 
 std::string matmulName(const ::testing::TestParamInfo<Matmul> &info) {
@@ -840,6 +847,68 @@ INSTANTIATE_TEST_SUITE_P(MaskedEdges, MmaSimulation,
 INSTANTIATE_TEST_SUITE_P(AccumulatorsAndBatches, MmaSimulation,
                          ::testing::ValuesIn(accumulatorAndBatchCases()),
                          matmulName);
+
+//===----------------------------------------------------------------------===//
+// Dots on the CUDA cores
+//===----------------------------------------------------------------------===//
+
+/// Dots no matrix unit takes (f32 at full precision on NVIDIA; every type
+/// on AMD, which has no matrix-unit stage yet), on 32- and 64-lane
+/// targets: multiply-adds on operands read from shared memory a K step at
+/// a time (tile-fma-dots).
+class CudaCoreSimulation : public MmaSimulation {};
+
+TEST_P(CudaCoreSimulation, MatchesAHostMatmul) {
+  const Matmul &mm = GetParam();
+  std::string source = kernelOf(mm);
+  LoweredKernel compiled;
+  lowerKernel(mm.target, source, mm.warps, compiled);
+  if (HasFatalFailure())
+    return;
+  std::map<std::string, unsigned> calls = mmaCalls(*compiled.kernel);
+  ASSERT_TRUE(calls.empty())
+      << "expected no matrix instruction, got " << describe(calls);
+  simulateMatmul(mm, compiled, source);
+}
+
+std::vector<Matmul> cudaCoreCases() {
+  Matmul f32{"cuda:80", Elem::F32, Elem::F32, Elem::F32, Precision::Default,
+             0,         32,        32,        16,        4};
+  Matmul f32Edges = f32;
+  f32Edges.m = f32Edges.n = 64;
+  f32Edges.aByColumns = f32Edges.masked = f32Edges.loadC = true;
+  Matmul f16{
+      "hip:gfx942", Elem::F16, Elem::F16, Elem::F32, Precision::Default, 0,
+      64,           64,        32,        4};
+  Matmul i8{"hip:gfx942", Elem::I8, Elem::I8, Elem::I32, Precision::Default, 0,
+            32,           64,       32,       2};
+  i8.bByColumns = i8.masked = i8.loadC = true;
+  Matmul bf16{"hip:gfx1100",
+              Elem::BF16,
+              Elem::BF16,
+              Elem::F32,
+              Precision::Default,
+              0,
+              32,
+              64,
+              16,
+              2};
+  Matmul small{"hip:gfx1100",
+               Elem::F32,
+               Elem::F32,
+               Elem::F32,
+               Precision::Default,
+               0,
+               16,
+               16,
+               16,
+               1};
+  small.masked = true;
+  return {f32, f32Edges, f16, i8, bf16, small};
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, CudaCoreSimulation,
+                         ::testing::ValuesIn(cudaCoreCases()), matmulName);
 
 //===----------------------------------------------------------------------===//
 // Attention

@@ -56,9 +56,10 @@ func.func @row_sums(%p: tensor<32x64x!tile.ptr<f32>>, %q: tensor<32x1x!tile.ptr<
 
 // -----
 
-// A dot's operands take dot_operand layouts of its result's; a loop carries
-// the accumulator in one layout.
-// CHECK: #[[$ACCL:blocked[0-9]*]] = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+// A dot on the CUDA cores computes its result in tiles of 2x4 a thread (its
+// share of 32x32, as square as it goes); its operands take dot_operand
+// layouts of that; a loop carries the accumulator in it.
+// CHECK: #[[$ACCL:blocked[0-9]*]] = #tile.blocked<{sizePerThread = [2, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 // CHECK: #[[$A:dot_op[0-9]*]] = #tile.dot_operand<{opIdx = 0, parent = #[[$ACCL]], kWidth = 0}>
 // CHECK: #[[$B:dot_op[0-9]*]] = #tile.dot_operand<{opIdx = 1, parent = #[[$ACCL]], kWidth = 0}>
 // CHECK-LABEL: func.func @dot_in_loop
