@@ -14,16 +14,48 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/WithColor.h"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace {
+using namespace tessera::tools;
+
+/// Standard input that has no size to check (a pipe, a terminal), read here
+/// up to kMaxInputBytes and put back on descriptor 0 as an anonymous file,
+/// which MLIR's driver then reads as standard input.
+llvm::Error boundStandardInput() {
+  std::string text;
+  char chunk[1 << 16];
+  while (true) {
+    ssize_t n = read(STDIN_FILENO, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return inputError("standard input", std::strerror(errno));
+    if (n == 0)
+      break;
+    text.append(chunk, size_t(n));
+    if (text.size() > kMaxInputBytes)
+      return tooLarge("standard input");
+  }
+  std::FILE *file = std::tmpfile();
+  if (!file || std::fwrite(text.data(), 1, text.size(), file) != text.size() ||
+      std::fflush(file) != 0 || lseek(fileno(file), 0, SEEK_SET) != 0 ||
+      dup2(fileno(file), STDIN_FILENO) < 0)
+    return inputError("standard input",
+                      llvm::Twine("cannot keep it: ") + std::strerror(errno));
+  return llvm::Error::success();
+}
+
 /// Whether MLIR's driver may read `path` (tools/common/InputFile.h): a
 /// regular file of bounded size, or standard input where it is such a file,
-/// a terminal, a pipe (which the driver reads without a bound) or /dev/null;
-/// not another device (`< /dev/zero`).
+/// a pipe or a terminal (read here, bounded) or /dev/null; not another
+/// device (`< /dev/zero`).
 llvm::Error checkInput(llvm::StringRef path) {
-  using namespace tessera::tools;
   if (path != "-")
     return checkInputFile(path);
   struct stat status;
@@ -32,11 +64,12 @@ llvm::Error checkInput(llvm::StringRef path) {
   if (S_ISREG(status.st_mode))
     return size_t(status.st_size) > kMaxInputBytes ? tooLarge(path)
                                                    : llvm::Error::success();
-  struct stat null;
   if (S_ISFIFO(status.st_mode) ||
-      llvm::sys::Process::FileDescriptorIsDisplayed(STDIN_FILENO) ||
-      (S_ISCHR(status.st_mode) && stat("/dev/null", &null) == 0 &&
-       status.st_rdev == null.st_rdev))
+      llvm::sys::Process::FileDescriptorIsDisplayed(STDIN_FILENO))
+    return boundStandardInput();
+  struct stat null;
+  if (S_ISCHR(status.st_mode) && stat("/dev/null", &null) == 0 &&
+      status.st_rdev == null.st_rdev)
     return llvm::Error::success();
   return inputError("standard input",
                     "not a regular file, a terminal or a pipe");
