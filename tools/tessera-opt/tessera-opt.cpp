@@ -1,6 +1,7 @@
 //===- tessera-opt.cpp - mlir-opt for Tessera's dialects and passes -------===//
 
 #include "backends/amd/AmdTargetInfo.h"
+#include "backends/amd/IR/AmdDialect.h"
 #include "backends/common/Passes.h"
 #include "backends/nvidia/IR/NvidiaDialect.h"
 #include "backends/nvidia/NvidiaTargetInfo.h"
@@ -79,7 +80,8 @@ llvm::Error checkInput(llvm::StringRef path) {
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::tile::registerKernelDialects(registry);
-  registry.insert<mlir::tile::nvidia::TileNvidiaDialect>();
+  registry.insert<mlir::tile::nvidia::TileNvidiaDialect,
+                  mlir::tile::amd::TileAmdDialect>();
 
   // The generic passes the default pipeline uses, runnable on their own too.
   mlir::registerCanonicalizerPass();

@@ -1,0 +1,96 @@
+//===- AmdDialect.cpp - AMD's layouts -------------------------------------===//
+
+#include "backends/amd/IR/AmdDialect.h"
+
+#include "backends/amd/IR/MfmaLayouts.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::amd;
+
+#include "backends/amd/IR/AmdDialect.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "backends/amd/IR/AmdAttrs.cpp.inc"
+
+namespace {
+/// Matrix-core layouts print once, as `#mfma = #tile_amd.mfma<...>`.
+struct AmdOpAsmInterface : public OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    if (!isa<MfmaLayoutAttr>(attr))
+      return AliasResult::NoAlias;
+    os << "mfma";
+    return AliasResult::OverridableAlias;
+  }
+};
+} // namespace
+
+void TileAmdDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "backends/amd/IR/AmdAttrs.cpp.inc"
+      >();
+  addInterfaces<AmdOpAsmInterface>();
+}
+
+//===----------------------------------------------------------------------===//
+// MfmaLayoutAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+MfmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                       unsigned version, ArrayRef<unsigned> warpsPerCTA,
+                       ArrayRef<unsigned> instrShape) {
+  if (version < 2 || version > 4)
+    return emitError() << "mfma version " << version
+                       << " is not supported (2: gfx90a, 3: gfx942, 4: gfx950)";
+  if (warpsPerCTA.size() != 2)
+    return emitError() << "an mfma layout is for rank 2, got "
+                       << warpsPerCTA.size() << " warpsPerCTA entries";
+  for (unsigned w : warpsPerCTA)
+    if (!llvm::isPowerOf2_32(w))
+      return emitError() << "warpsPerCTA must hold powers of two, got " << w;
+  if (instrShape.size() != 3 || instrShape[0] != instrShape[1] ||
+      (instrShape[0] != 32 && instrShape[0] != 16) ||
+      !llvm::isPowerOf2_32(instrShape[2]) || instrShape[2] < 4 ||
+      instrShape[2] > 64)
+    return emitError() << "mfma computes [32, 32, K] or [16, 16, K] tiles "
+                          "(K a power of two from 4 to 64)";
+  return success();
+}
+
+LogicalResult MfmaLayoutAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  if (shape.size() != getRank())
+    return emitError() << "layout " << *this << " is for rank " << getRank()
+                       << " but the tensor has rank " << shape.size();
+  return success();
+}
+
+LinearLayout MfmaLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  return mfmaLayout(shape, getWarpsPerCTA(), getInstrShape()[0]);
+}
+
+LinearLayout MfmaLayoutAttr::toDotOperandLinearLayout(ArrayRef<int64_t> shape,
+                                                      unsigned opIdx,
+                                                      unsigned kWidth) const {
+  return mfmaOperandLayout(shape, getWarpsPerCTA(), getInstrShape()[0], opIdx,
+                           std::max(1u, kWidth));
+}
+
+unsigned MfmaLayoutAttr::getRank() const { return getWarpsPerCTA().size(); }
+unsigned MfmaLayoutAttr::getWarpSize() const { return 64; }
+unsigned MfmaLayoutAttr::getNumWarps() const {
+  unsigned warps = 1;
+  for (unsigned w : getWarpsPerCTA())
+    warps *= w;
+  return warps;
+}

@@ -1,0 +1,56 @@
+//===- AmdDialect.td - AMD's layouts --------------------------*- tablegen -*-===//
+
+#ifndef TESSERA_BACKENDS_AMD_IR_AMDDIALECT_TD
+#define TESSERA_BACKENDS_AMD_IR_AMDDIALECT_TD
+
+include "ir/Layout/LayoutAttrs.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def TileAmd_Dialect : Dialect {
+  let name = "tile_amd";
+  let cppNamespace = "::mlir::tile::amd";
+  let summary = "what tile IR needs of AMD GPUs alone: matrix cores";
+  let description = [{
+    The AMD backend's own layouts: the register layouts of the matrix
+    cores' MFMA instructions (CDNA), which the backend's matrix-unit stage
+    gives to `tile.dot`s. Generic code sees them through the
+    distributed-layout interface only.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+}
+
+def TileAmd_MfmaLayoutAttr : AttrDef<TileAmd_Dialect, "MfmaLayout", [
+    DeclareAttrInterfaceMethods<Tile_DistributedLayoutInterface,
+                                ["toDotOperandLinearLayout"]>,
+    DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
+  let mnemonic = "mfma";
+  let summary = "the registers of an MFMA matrix product";
+  let description = [{
+    The layout of the result of CDNA's MFMA instructions on 64-lane waves,
+    tiled over the waves of a block. `version` is the matrix cores' (2:
+    gfx90a, 3: gfx942, 4: gfx950); `instrShape` = [M, N, K] one instruction
+    computes, M = N = 32 or 16. In a 32x32 tile lane l holds column l % 32,
+    rows 8 (i / 4) + 4 (l / 32) + i % 4 in registers i = 0..15; in a 16x16
+    tile column l % 16, rows 4 (l / 16) + i. `warpsPerCTA` = [M, N] arranges
+    the waves N fastest; larger tensors repeat the waves' tile in
+    registers.
+
+    Operands of a dot in this layout are `#tile.dot_operand` layouts with it
+    as parent, where `kWidth` is the number of consecutive K elements a lane
+    gives one instruction (4 for 16-bit types before gfx950, 8 on gfx950).
+
+    ```mlir
+    #tile_amd.mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8]}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$version,
+                        ArrayRefParameter<"unsigned">:$warpsPerCTA,
+                        ArrayRefParameter<"unsigned">:$instrShape);
+  let assemblyFormat = [{
+    `<` `{` `version` `=` $version `,` `warpsPerCTA` `=` `[` $warpsPerCTA `]`
+    `,` `instrShape` `=` `[` $instrShape `]` `}` `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+#endif // TESSERA_BACKENDS_AMD_IR_AMDDIALECT_TD

@@ -1,0 +1,92 @@
+//===- MfmaLayouts.cpp - AMD matrix-core register layouts -----------------===//
+
+#include "backends/amd/IR/MfmaLayouts.h"
+
+#include "ir/Layout/LayoutBuilders.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <cassert>
+
+using namespace mlir::tile;
+using llvm::ArrayRef;
+
+namespace {
+/// Bases stepping one of two dimensions (0: M or K, 1: N or K).
+struct Bases {
+  std::vector<std::vector<int32_t>> bases;
+  void step(unsigned dim, int32_t value) {
+    std::vector<int32_t> basis(2, 0);
+    basis[dim] = value;
+    bases.push_back(std::move(basis));
+  }
+  void stay() { bases.push_back({0, 0}); }
+};
+
+/// Waves tile `tile` ([M, N] elements a wave) N fastest; a zero in `tile`
+/// makes waves along that dimension hold the same elements.
+Bases waveBases(ArrayRef<unsigned> warpsPerCTA, ArrayRef<int32_t> tile) {
+  Bases warps;
+  for (unsigned d : {1u, 0u})
+    for (unsigned bit = 0; bit < llvm::Log2_32(warpsPerCTA[d]); ++bit) {
+      if (tile[d] == 0)
+        warps.stay();
+      else
+        warps.step(d, tile[d] << bit);
+    }
+  return warps;
+}
+
+LinearLayout finish(Bases &registers, Bases &lanes, Bases &warps,
+                    ArrayRef<int64_t> shape) {
+  LinearLayout tile = llvm::cantFail(LinearLayout::createWithMinimalOuts(
+      {{kRegister, registers.bases}, {kLane, lanes.bases}, {kWarp, warps.bases}},
+      dimNames(2)));
+  return fitToShape(tile, shape);
+}
+} // namespace
+
+LinearLayout amd::mfmaLayout(ArrayRef<int64_t> shape,
+                             ArrayRef<unsigned> warpsPerCTA, unsigned mDim) {
+  assert(shape.size() == 2 && warpsPerCTA.size() == 2);
+  assert(mDim == 32 || mDim == 16);
+  Bases registers, lanes;
+  registers.step(0, 1);
+  registers.step(0, 2);
+  for (unsigned column = 1; column < mDim; column *= 2)
+    lanes.step(1, column);
+  // 32x32: lane 32 is 4 rows down, registers 4 and 8 are 8 and 16 rows
+  // down; 16x16: lanes 16 and 32 are 4 and 8 rows down.
+  if (mDim == 32) {
+    lanes.step(0, 4);
+    registers.step(0, 8);
+    registers.step(0, 16);
+  } else {
+    lanes.step(0, 4);
+    lanes.step(0, 8);
+  }
+  Bases warps = waveBases(warpsPerCTA, {int32_t(mDim), int32_t(mDim)});
+  return finish(registers, lanes, warps, shape);
+}
+
+LinearLayout amd::mfmaOperandLayout(ArrayRef<int64_t> shape,
+                                    ArrayRef<unsigned> warpsPerCTA,
+                                    unsigned mDim, unsigned opIdx,
+                                    unsigned kWidth) {
+  assert(shape.size() == 2 && warpsPerCTA.size() == 2 && opIdx < 2);
+  assert((mDim == 32 || mDim == 16) && llvm::isPowerOf2_32(kWidth));
+  // A is MxK (K = dimension 1), B is KxN (K = dimension 0).
+  unsigned k = opIdx == 0 ? 1 : 0, outer = 1 - k;
+  Bases registers, lanes;
+  for (unsigned i = 1; i < kWidth; i *= 2)
+    registers.step(k, i);
+  for (unsigned row = 1; row < mDim; row *= 2)
+    lanes.step(outer, row);
+  // The lanes above: the next kWidth elements of K, 64 / mDim groups.
+  for (unsigned group = 1; group < 64 / mDim; group *= 2)
+    lanes.step(k, kWidth * group);
+  std::vector<int32_t> tile(2, 0);
+  tile[outer] = mDim;
+  Bases warps = waveBases(warpsPerCTA, {tile[0], tile[1]});
+  return finish(registers, lanes, warps, shape);
+}
