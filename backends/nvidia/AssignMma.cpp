@@ -2,6 +2,8 @@
 
 #include "backends/nvidia/Passes.h"
 
+#include "backends/common/MatrixUnits.h"
+
 #include "backends/nvidia/IR/NvidiaDialect.h"
 #include "ir/Layout/LayoutAttrs.h"
 #include "ir/Tile/TileOps.h"
@@ -94,35 +96,6 @@ Type accumulatorOf(Type element, Type operand) {
                                  : Type(IntegerType::get(context, 32));
 }
 
-/// How `numWarps` warps tile a dot of `shape` (rank 2 or 3) in 16x8 tiles.
-SmallVector<unsigned> warpsFor(ArrayRef<int64_t> shape, unsigned numWarps,
-                               bool chained) {
-  unsigned rank = shape.size();
-  SmallVector<unsigned> warps(rank, 1);
-  unsigned left = numWarps;
-  if (rank == 3) {
-    warps[0] = std::min<int64_t>(left, shape[0]);
-    left /= warps[0];
-  }
-  int64_t m = shape[rank - 2], n = shape[rank - 1];
-  unsigned &wm = warps[rank - 2], &wn = warps[rank - 1];
-  if (chained) {
-    wm = std::min<int64_t>(left, std::max<int64_t>(1, m / 16));
-    wn = left / wm;
-    return warps;
-  }
-  while (wm * wn < left) {
-    // Tiles of 16x16 left per warp along each dimension decide.
-    if (m / 16 / wm >= n / 16 / wn && wm < m / 16)
-      wm *= 2;
-    else if (wn < n / 8)
-      wn *= 2;
-    else
-      wm *= 2; // More warps than tiles: they hold copies.
-  }
-  return warps;
-}
-
 /// How `numWarps` warps (a multiple of 4) tile a wgmma dot of `shape`:
 /// warpgroups along M while M has 64 rows for each, then along N; all along
 /// M for `chained` dots, so that one's result is the next one's A in the
@@ -191,35 +164,6 @@ NVMMASharedLayoutAttr chooseOperandLayout(Value operand, Type element,
   return {};
 }
 
-RankedTensorType withLayout(RankedTensorType type, Attribute layout,
-                            Type element = {}) {
-  return RankedTensorType::get(type.getShape(),
-                               element ? element : type.getElementType(),
-                               layout);
-}
-
-/// `value` as a tensor of `element` in `layout`: widened or narrowed, then
-/// converted where its layout is another.
-Value castAndConvert(OpBuilder &b, Location loc, Value value, Type element,
-                     Attribute layout) {
-  auto type = cast<RankedTensorType>(value.getType());
-  Type from = type.getElementType();
-  if (from != element) {
-    auto cast = withLayout(type, type.getEncoding(), element);
-    bool widen = from.getIntOrFloatBitWidth() < element.getIntOrFloatBitWidth();
-    if (isa<FloatType>(element))
-      value = widen ? Value(arith::ExtFOp::create(b, loc, cast, value))
-                    : Value(arith::TruncFOp::create(b, loc, cast, value));
-    else
-      value = widen ? Value(arith::ExtSIOp::create(b, loc, cast, value))
-                    : Value(arith::TruncIOp::create(b, loc, cast, value));
-  }
-  if (type.getEncoding() == layout)
-    return value;
-  return ConvertLayoutOp::create(b, loc, withLayout(type, layout, element),
-                                 value);
-}
-
 struct TileNvidiaAssignMmaPass
     : public mlir::tile::impl::TileNvidiaAssignMmaPassBase<
           TileNvidiaAssignMmaPass> {
@@ -264,7 +208,7 @@ struct TileNvidiaAssignMmaPass
 
     MLIRContext *context = &getContext();
     auto mma = MmaLayoutAttr::get(
-        context, 2, warpsFor(shape, numWarps, isChained(dot)), {16, 8});
+        context, 2, warpsForTiles(shape, numWarps, isChained(dot), 16, 8), {16, 8});
     unsigned kWidth = kWidthOf(operand);
     Type element = type.getElementType();
     Type accumulator = accumulatorOf(element, operand);

@@ -1,0 +1,30 @@
+//===- MatrixUnits.h - what the backends' matrix-unit stages share --------===//
+//
+// Helpers of the passes that give tile.dot a backend's matrix-unit layouts
+// (tile-nvidia-assign-mma, tile-amd-assign-mfma).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSERA_BACKENDS_COMMON_MATRIXUNITS_H
+#define TESSERA_BACKENDS_COMMON_MATRIXUNITS_H
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tile {
+
+/// `value` as a tensor of `element` in `layout`: widened or narrowed, then
+/// converted where its layout is another.
+Value castAndConvert(OpBuilder &b, Location loc, Value value, Type element,
+                     Attribute layout);
+
+/// How `numWarps` warps tile a dot of `shape` (rank 2 or 3; a batch
+/// dimension takes warps first) in tiles of `tileM` x `tileN`: the warps
+/// go where more tiles are left per warp (counting tileM x tileM tiles),
+/// while there are tiles for them, then along M (holding copies). All go
+/// along M for `chained` dots, whose result is the next one's A.
+SmallVector<unsigned> warpsForTiles(ArrayRef<int64_t> shape, unsigned numWarps,
+                                    bool chained, int64_t tileM, int64_t tileN);
+
+} // namespace mlir::tile
+
+#endif // TESSERA_BACKENDS_COMMON_MATRIXUNITS_H
