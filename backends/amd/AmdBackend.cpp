@@ -4,6 +4,7 @@
 
 #include "backends/amd/AmdTargetInfo.h"
 #include "backends/amd/HsacoLinker.h"
+#include "backends/amd/Passes.h"
 #include "backends/common/Codegen.h"
 #include "backends/common/LowerToLLVM.h"
 #include "backends/common/Passes.h"
@@ -11,6 +12,7 @@
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
 
 #include "llvm/IR/Constants.h"
@@ -40,12 +42,21 @@ constexpr const char *kTriple = "amdgcn-amd-amdhsa";
 struct Chip {
   const char *arch;
   unsigned waveSize;
+  /// The matrix cores' MFMA version (tile-amd-assign-mfma); 0: none.
+  unsigned mfmaVersion;
 };
-constexpr Chip kChips[] = {{"gfx90a", 64},
-                           {"gfx942", 64},
-                           {"gfx950", 64},
-                           {"gfx1100", 32},
-                           {"gfx1200", 32}};
+constexpr Chip kChips[] = {{"gfx90a", 64, 2},
+                           {"gfx942", 64, 3},
+                           {"gfx950", 64, 4},
+                           {"gfx1100", 32, 0},
+                           {"gfx1200", 32, 0}};
+
+const Chip &chipOf(const Target &target) {
+  for (const Chip &chip : kChips)
+    if (target.arch == chip.arch)
+      return chip;
+  llvm_unreachable("a target parseTarget did not make");
+}
 
 llvm::Error amdError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
@@ -160,9 +171,16 @@ public:
 
   llvm::Error assignLayouts(mlir::Operation *module, const Target &target,
                             const CompileOptions &options) const override {
+    module->getContext()->loadDialect<mlir::tile::amd::TileAmdDialect>();
     LayoutStage stage;
     stage.numWarps = options.numWarps;
     stage.warpSize = target.warpSize;
+    unsigned mfmaVersion = chipOf(target).mfmaVersion;
+    auto addMatrixUnitPasses = [&](mlir::OpPassManager &pm) {
+      pm.addPass(mlir::tile::createTileAmdAssignMfmaPass({mfmaVersion}));
+    };
+    if (mfmaVersion)
+      stage.addMatrixUnitPasses = addMatrixUnitPasses;
     if (mlir::failed(runLayoutStage(llvm::cast<mlir::ModuleOp>(module), stage)))
       return amdError("layout assignment failed");
     return llvm::Error::success();

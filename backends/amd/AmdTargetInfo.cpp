@@ -2,6 +2,9 @@
 
 #include "backends/amd/AmdTargetInfo.h"
 
+#include "backends/amd/LowerMfma.h"
+#include "backends/amd/Passes.h"
+
 #include "backends/common/LowerToLLVM.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -149,6 +152,12 @@ void AmdTargetInfo::populateMathPatterns(LLVMTypeConverter &,
       /*benefit=*/2);
 }
 
+void AmdTargetInfo::populateDotPatterns(TypeConverter &converter,
+                                        RewritePatternSet &patterns,
+                                        LoweringState &state) const {
+  populateAmdDotPatterns(converter, patterns, state);
+}
+
 void AmdTargetInfo::markKernel(LLVM::LLVMFuncOp func,
                                unsigned threadsPerBlock) const {
   MLIRContext *context = func.getContext();
@@ -193,4 +202,7 @@ struct AmdToLLVMPass
 };
 } // namespace
 
-void mlir::tile::registerAmdPasses() { PassRegistration<AmdToLLVMPass>(); }
+void mlir::tile::registerAmdPasses() {
+  PassRegistration<AmdToLLVMPass>();
+  registerAmdBackendPasses();
+}

@@ -37,6 +37,9 @@ public:
                   unsigned line, StringRef function) const override;
   void populateMathPatterns(LLVMTypeConverter &converter,
                             RewritePatternSet &patterns) const override;
+  void populateDotPatterns(TypeConverter &converter,
+                           RewritePatternSet &patterns,
+                           LoweringState &state) const override;
   void markKernel(LLVM::LLVMFuncOp func,
                   unsigned threadsPerBlock) const override;
 

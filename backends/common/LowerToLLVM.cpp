@@ -66,6 +66,30 @@ SmallVector<int32_t> mlir::tile::registerCoords(const LinearLayout &layout,
   return coords;
 }
 
+RegisterIndex::RegisterIndex(LinearLayout layout, ValueRange values)
+    : layout(std::move(layout)), values(values) {
+  for (unsigned r = 0, e = numRegisters(this->layout); r < e; ++r)
+    index.emplace(registerCoords(this->layout, r), r);
+}
+
+unsigned RegisterIndex::at(ArrayRef<int32_t> coords) const {
+  auto it = index.find(SmallVector<int32_t>(coords));
+  return it == index.end() ? ~0u : it->second;
+}
+
+SmallVector<Value> RegisterIndex::run(ArrayRef<int32_t> coords, unsigned along,
+                                      int64_t count) const {
+  SmallVector<int32_t> position(coords);
+  SmallVector<Value> run;
+  for (int64_t i = 0; i < count; ++i, ++position[along]) {
+    unsigned r = at(position);
+    if (r == ~0u)
+      return {};
+    run.push_back(values[r]);
+  }
+  return run;
+}
+
 Value mlir::tile::i32Constant(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIntOp::create(b, loc, value, 32);
 }

@@ -16,6 +16,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <map>
+
 namespace mlir::tile {
 
 class AxisInfoAnalysis;
@@ -58,6 +60,24 @@ unsigned numRegisters(const LinearLayout &layout);
 /// The coordinates register `reg` holds in lane 0 of warp 0: the part of
 /// every element's coordinates the register alone decides.
 SmallVector<int32_t> registerCoords(const LinearLayout &layout, unsigned reg);
+
+/// A tensor's registers, found by the element lane 0 of warp 0 holds in
+/// them (the same register holds the corresponding element in every
+/// thread): how matrix-unit lowerings gather instruction fragments.
+struct RegisterIndex {
+  RegisterIndex(LinearLayout layout, ValueRange values);
+  /// The register holding the element at `coords` in lane 0 of warp 0;
+  /// ~0u where it holds none.
+  unsigned at(ArrayRef<int32_t> coords) const;
+  /// The values of `count` consecutive elements along dimension `along`
+  /// from the one at `coords`; empty where lane 0 lacks one.
+  SmallVector<Value> run(ArrayRef<int32_t> coords, unsigned along,
+                         int64_t count) const;
+
+  LinearLayout layout;
+  ValueRange values;
+  std::map<SmallVector<int32_t>, unsigned> index;
+};
 
 /// The lane and warp of the running thread.
 struct HardwareIds {

@@ -65,33 +65,10 @@ FailureOr<MmaKind> mmaKindOf(Type a, Type b, Type c) {
   return MmaKind{*aType, *bType, 256 / bits, 32 / bits, c.isInteger(32)};
 }
 
-/// A tensor's registers, found by the element lane 0 holds in them.
-struct Registers {
-  Registers(LinearLayout layout, ValueRange values)
-      : layout(std::move(layout)), values(values) {
-    for (unsigned r = 0, e = numRegisters(this->layout); r < e; ++r)
-      index.emplace(registerCoords(this->layout, r), r);
-  }
-  /// The register holding the element at `coords` in lane 0 of warp 0;
-  /// ~0u where it holds none.
-  unsigned at(ArrayRef<int32_t> coords) const {
-    auto it = index.find(SmallVector<int32_t>(coords));
-    return it == index.end() ? ~0u : it->second;
-  }
-  /// The values of `count` consecutive elements along dimension `along`
-  /// from the one at `coords`; empty where lane 0 lacks one.
-  SmallVector<Value> run(ArrayRef<int32_t> coords, unsigned along,
-                         int64_t count) const {
-    SmallVector<int32_t> at(coords);
-    SmallVector<Value> run;
-    for (int64_t i = 0; i < count; ++i, ++at[along]) {
-      unsigned r = this->at(at);
-      if (r == ~0u)
-        return {};
-      run.push_back(values[r]);
-    }
-    return run;
-  }
+/// A tensor's registers, with mma.sync's A fragments.
+struct Registers : RegisterIndex {
+  using RegisterIndex::RegisterIndex;
+
   /// The 4 registers' worth of mma.sync's (and register-A wgmma's) A
   /// fragment whose first element lane 0 holds at `tile` with K `k0` (M is
   /// dimension `m`, K dimension `k`): rows +0, +8 at K +0, then at
@@ -109,10 +86,6 @@ struct Registers {
       }
     return parts;
   }
-
-  LinearLayout layout;
-  ValueRange values;
-  std::map<SmallVector<int32_t>, unsigned> index;
 };
 
 /// `values` (kWidth consecutive K elements) as the 32-bit register the

@@ -559,7 +559,8 @@ private:
     auto &call = cast<CallInst>(*warp.front().next);
     StringRef name = call.getCalledFunction()->getName();
     Expected<SmallVector<Bits>> results =
-        name.starts_with("llvm.nvvm.mma.") ? mmaOp(warp, call, name)
+        name.starts_with("llvm.nvvm.mma.")      ? mmaOp(warp, call, name)
+        : name.starts_with("llvm.amdgcn.mfma.") ? mfmaOp(warp, call, name)
         : name.starts_with("llvm.nvvm.ldmatrix.")
             ? loadMatrixOp(warp, call, name)
             : shuffleOp(warp, call, name);
@@ -939,6 +940,61 @@ private:
       }
     }
     return results;
+  }
+
+  /// llvm.amdgcn.mfma.f32.<M>x<M>x<K>{f16,bf16.1k,.f16,.bf16}(a, b, c, cbsz,
+  /// abid, blgp) on a 64-lane wave, as the CDNA ISA lays its operands out
+  /// (kWidth = K * M / 64 elements of A and B a lane): for M = 32, lane l
+  /// gives A[l % 32][kWidth (l / 32) + j], B[kWidth (l / 32) + j][l % 32],
+  /// and holds D[8 (i / 4) + 4 (l / 32) + i % 4][l % 32] in register i; for
+  /// M = 16, A[l % 16][kWidth (l / 16) + j], B alike, D[4 (l / 16) + i][l %
+  /// 16]. Sums as mmaOp does (f32, in K order).
+  Expected<SmallVector<Bits>> mfmaOp(MutableArrayRef<Lane> warp,
+                                     const CallInst &call, StringRef name) {
+    StringRef form = name.drop_front(strlen("llvm.amdgcn.mfma.f32."));
+    unsigned m = 0, n = 0, k = 0;
+    StringRef type;
+    bool parsed = !form.consumeInteger(10, m) && form.consume_front("x") &&
+                  !form.consumeInteger(10, n) && form.consume_front("x") &&
+                  !form.consumeInteger(10, k);
+    form.consume_front(".");
+    if (form == "f16" || form == "bf16" || form == "bf16.1k")
+      type = form.take_front(form.starts_with("bf16") ? 4 : 3);
+    if (!parsed || type.empty() || m != n || (m != 32 && m != 16) ||
+        call.arg_size() != 6)
+      return fail(warp.front(), call, "an mfma the simulator does not know");
+    if (warp.size() != 64)
+      return fail(warp.front(), call, "an mfma in a wave not of 64 lanes");
+    unsigned kWidth = k * m / 64, results = m * m / 64;
+    auto row = [&](unsigned lane, unsigned i) {
+      return m == 32 ? 8 * (i / 4) + 4 * (lane / 32) + i % 4
+                     : 4 * (lane / 16) + i;
+    };
+    std::vector<double> a(m * k), b(k * m), c(m * m);
+    for (auto [id, lane] : llvm::enumerate(warp)) {
+      Bits x = value(lane, call.getArgOperand(0));
+      Bits y = value(lane, call.getArgOperand(1));
+      Bits z = value(lane, call.getArgOperand(2));
+      if (x.size() != kWidth || y.size() != kWidth || z.size() != results)
+        return fail(lane, call, "mfma operands of the wrong size in");
+      unsigned outer = id % m, k0 = kWidth * (id / m);
+      for (unsigned j = 0; j < kWidth; ++j) {
+        a[outer * k + k0 + j] = decode(type, x[j].getZExtValue());
+        b[(k0 + j) * m + outer] = decode(type, y[j].getZExtValue());
+      }
+      for (unsigned i = 0; i < results; ++i)
+        c[row(id, i) * m + outer] = decode("f32", z[i].getZExtValue());
+    }
+    SmallVector<Bits> out(64);
+    for (unsigned lane = 0; lane < 64; ++lane)
+      for (unsigned i = 0; i < results; ++i) {
+        unsigned r = row(lane, i), col = lane % m;
+        auto sum = float(c[r * m + col]);
+        for (unsigned j = 0; j < k; ++j)
+          sum += float(a[r * k + j] * b[j * m + col]);
+        out[lane].push_back(APFloat(sum).bitcastToAPInt());
+      }
+    return out;
   }
 
   /// ldmatrix.m8n8.x<N>: lanes 8i..8i+7 give the addresses of rows 0..7 of
@@ -1507,6 +1563,7 @@ private:
     if (name == "llvm.amdgcn.implicitarg.ptr")
       return set(APInt(64, reinterpret_cast<uint64_t>(implicitArgs.data())));
     if (name == "llvm.amdgcn.ds.bpermute" ||
+        name.starts_with("llvm.amdgcn.mfma.") ||
         name.starts_with("llvm.nvvm.shfl.sync.") ||
         name.starts_with("llvm.nvvm.mma.") ||
         name.starts_with("llvm.nvvm.ldmatrix.")) {

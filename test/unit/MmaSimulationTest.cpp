@@ -412,7 +412,8 @@ std::map<std::string, unsigned> mmaCalls(const llvm::Function &kernel) {
     if (!call)
       continue;
     if (const llvm::Function *callee = call->getCalledFunction()) {
-      if (callee->getName().starts_with("llvm.nvvm.mma."))
+      if (callee->getName().starts_with("llvm.nvvm.mma.") ||
+          callee->getName().starts_with("llvm.amdgcn.mfma."))
         ++calls[callee->getName().str()];
       continue;
     }
@@ -439,6 +440,19 @@ std::string describe(const std::map<std::string, unsigned> &calls) {
 /// before sm_89 is multiplied as f16.
 std::string expectedMma(const Matmul &mm) {
   bool fp8 = mm.a == Elem::E4M3 || mm.a == Elem::E5M2;
+  if (llvm::StringRef(mm.target).starts_with("hip:")) {
+    // 32x32 tiles where M and N allow; gfx950's 8-element forms where K
+    // does.
+    unsigned tile = mm.m % 32 == 0 && mm.n % 32 == 0 ? 32 : 16;
+    bool wide = llvm::StringRef(mm.target).ends_with("950") &&
+                mm.k % (8 * 64 / tile) == 0;
+    unsigned k = (wide ? 8 : 4) * 64 / tile;
+    std::string shape = std::to_string(tile) + "x" + std::to_string(tile) +
+                        "x" + std::to_string(k);
+    std::string type = mlirName(mm.a);
+    return "llvm.amdgcn.mfma.f32." + shape +
+           (wide ? "." + type : type + (mm.a == Elem::BF16 ? ".1k" : ""));
+  }
   if (llvm::StringRef(mm.target).ends_with("90")) {
     auto ptxName = [](Elem type) -> std::string {
       switch (type) {
@@ -852,10 +866,10 @@ INSTANTIATE_TEST_SUITE_P(AccumulatorsAndBatches, MmaSimulation,
 // Dots on the CUDA cores
 //===----------------------------------------------------------------------===//
 
-/// Dots no matrix unit takes (f32 at full precision on NVIDIA; every type
-/// on AMD, which has no matrix-unit stage yet), on 32- and 64-lane
-/// targets: multiply-adds on operands read from shared memory a K step at
-/// a time (tile-fma-dots).
+/// Dots no matrix unit takes (f32 at full precision on NVIDIA; f32 and
+/// int8 on CDNA, every type on RDNA so far), on 32- and 64-lane targets:
+/// multiply-adds on operands read from shared memory a K step at a time
+/// (tile-fma-dots).
 class CudaCoreSimulation : public MmaSimulation {};
 
 TEST_P(CudaCoreSimulation, MatchesAHostMatmul) {
@@ -877,8 +891,8 @@ std::vector<Matmul> cudaCoreCases() {
   Matmul f32Edges = f32;
   f32Edges.m = f32Edges.n = 64;
   f32Edges.aByColumns = f32Edges.masked = f32Edges.loadC = true;
-  Matmul f16{
-      "hip:gfx942", Elem::F16, Elem::F16, Elem::F32, Precision::Default, 0,
+  Matmul f32Cdna{
+      "hip:gfx942", Elem::F32, Elem::F32, Elem::F32, Precision::Default, 0,
       64,           64,        32,        4};
   Matmul i8{"hip:gfx942", Elem::I8, Elem::I8, Elem::I32, Precision::Default, 0,
             32,           64,       32,       2};
@@ -904,8 +918,36 @@ std::vector<Matmul> cudaCoreCases() {
                16,
                1};
   small.masked = true;
-  return {f32, f32Edges, f16, i8, bf16, small};
+  return {f32, f32Edges, f32Cdna, i8, bf16, small};
 }
+
+/// f16 and bf16 on AMD's matrix cores (gfx90a, gfx942, gfx950): 32x32 and
+/// 16x16 tiles, gfx950's 8-element forms where K allows, one wave to four,
+/// both storage orders, masked edges, an accumulator read in.
+std::vector<Matmul> mfmaCases() {
+  std::vector<Matmul> cases;
+  for (const char *target : {"hip:gfx90a", "hip:gfx942", "hip:gfx950"})
+    for (Elem type : {Elem::F16, Elem::BF16}) {
+      cases.push_back({target, type, type, Elem::F32, Precision::Default, 0, 64,
+                       64, 32, 4});
+      cases.push_back({target, type, type, Elem::F32, Precision::Default, 0, 16,
+                       32, 32, 1});
+    }
+  Matmul edges{
+      "hip:gfx942", Elem::F16, Elem::F16, Elem::F32, Precision::Default, 0,
+      64,           32,        64,        2};
+  edges.aByColumns = edges.masked = edges.loadC = true;
+  Matmul narrowK{
+      "hip:gfx950", Elem::BF16, Elem::BF16, Elem::F32, Precision::Default, 0,
+      32,           32,         8,          1};
+  narrowK.bByColumns = true;
+  cases.push_back(edges);
+  cases.push_back(narrowK);
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Mfma, MmaSimulation, ::testing::ValuesIn(mfmaCases()),
+                         matmulName);
 
 INSTANTIATE_TEST_SUITE_P(Targets, CudaCoreSimulation,
                          ::testing::ValuesIn(cudaCoreCases()), matmulName);

@@ -1,0 +1,35 @@
+//===- Passes.td - the AMD backend's passes ------------------*- tablegen -*-===//
+
+#ifndef TESSERA_BACKENDS_AMD_PASSES_TD
+#define TESSERA_BACKENDS_AMD_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TileAmdAssignMfmaPass : Pass<"tile-amd-assign-mfma", "::mlir::ModuleOp"> {
+  let summary = "compute dots on the matrix cores: mfma layouts for tile.dot";
+  let description = [{
+    The AMD backend's matrix-unit stage for CDNA (`mfma-version` 2: gfx90a,
+    3: gfx942, 4: gfx950; 0: none). Each 2-D `tile.dot` of f16 or bf16
+    operands (both alike) gets a `#tile_amd.mfma` result layout and
+    `#tile.dot_operand` layouts of it for its operands, with converts from
+    and to the layouts the dot had; it accumulates in f32 (a narrower
+    result is widened around it):
+
+    - 32x32 tiles where M and N are multiples of 32, else 16x16 where they
+      are multiples of 16; other dots stay on the CUDA cores;
+    - K elements a lane gives an instruction (`kWidth`): 8 on version 4
+      (32x32x16, 16x16x32) where K allows, else 4 (32x32x8, 16x16x16); K
+      must be a multiple of the instruction's;
+    - waves go along M or N, to the one with more tiles left (ties to M).
+
+    Run tile-remove-conversions after it.
+  }];
+  let options = [
+    Option<"mfmaVersion", "mfma-version", "unsigned", /*default=*/"3",
+           "the matrix cores' version (2: gfx90a, 3: gfx942, 4: gfx950; 0: none)">,
+  ];
+  let dependentDialects = ["::mlir::tile::amd::TileAmdDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+#endif // TESSERA_BACKENDS_AMD_PASSES_TD

@@ -1,0 +1,69 @@
+// RUN: tessera-opt %s -split-input-file -tile-assign-layouts="num-warps=4 warp-size=64" -tile-amd-assign-mfma -tile-remove-conversions -canonicalize -cse | FileCheck %s
+// RUN: tessera-opt %s -split-input-file -tile-assign-layouts="num-warps=4 warp-size=64" -tile-amd-assign-mfma=mfma-version=4 -tile-remove-conversions -canonicalize -cse | FileCheck %s --check-prefix=GFX950
+// RUN: tessera-opt %s -split-input-file -tile-assign-layouts="num-warps=4 warp-size=64" -tile-amd-assign-mfma -tile-remove-conversions -tile-amd-to-llvm -canonicalize -cse | FileCheck %s --check-prefix=LLVM
+
+// An f16 dot on gfx942 (version 3): 32x32x8 tiles, the 4 waves 2x2 over the
+// 64x64 result, operands in its dot_operand layouts with 4 K elements a
+// lane; the accumulator starts in the mfma layout. On gfx950 the
+// instruction takes 8 (32x32x16). Lowered: 4 MFMAs a wave (K 32 / 8), each
+// on 4 halves of A and of B and 16 accumulators.
+// CHECK: #[[$MFMA:.*]] = #tile_amd.mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8]}>
+// CHECK: #[[$A:.*]] = #tile.dot_operand<{opIdx = 0, parent = #[[$MFMA]], kWidth = 4}>
+// CHECK: #[[$B:.*]] = #tile.dot_operand<{opIdx = 1, parent = #[[$MFMA]], kWidth = 4}>
+// CHECK-LABEL: func.func @f16
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #[[$MFMA]]>
+// CHECK: %[[X:.*]] = tile.convert_layout %{{.*}} -> tensor<64x32xf16, #[[$A]]>
+// CHECK: %[[Y:.*]] = tile.convert_layout %{{.*}} -> tensor<32x64xf16, #[[$B]]>
+// CHECK: %[[D:.*]] = tile.dot %[[X]], %[[Y]], %[[ZERO]] : {{.*}} -> tensor<64x64xf32, #[[$MFMA]]>
+// CHECK: tile.convert_layout %[[D]]
+// GFX950: #tile_amd.mfma<{version = 4, warpsPerCTA = [2, 2], instrShape = [32, 32, 16]}>
+// GFX950: #tile.dot_operand<{opIdx = 0, parent = #{{.*}}, kWidth = 8}>
+// LLVM-LABEL: llvm.func @f16
+// LLVM-COUNT-4: llvm.call_intrinsic "llvm.amdgcn.mfma.f32.32x32x8f16"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (vector<4xf16>, vector<4xf16>, vector<16xf32>, i32, i32, i32) -> vector<16xf32>
+// LLVM-NOT: llvm.amdgcn.mfma
+// LLVM-NOT: llvm.intr.fma
+func.func @f16(%a: tensor<64x32x!tile.ptr<f16>>, %b: tensor<32x64x!tile.ptr<f16>>, %c: tensor<64x64x!tile.ptr<f32>>) {
+  %x = tile.load %a : tensor<64x32x!tile.ptr<f16>>
+  %y = tile.load %b : tensor<32x64x!tile.ptr<f16>>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %x, %y, %zero : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
+  tile.store %c, %d : tensor<64x64x!tile.ptr<f32>>
+  return
+}
+
+// -----
+
+// bf16 with 16 rows: 16x16x16 tiles (bf16 as i16 for the "1k" instruction
+// of versions 2 and 3).
+// CHECK-LABEL: func.func @bf16_16
+// CHECK: tile.dot {{.*}} -> tensor<16x64xf32, #mfma>
+// LLVM-LABEL: llvm.func @bf16_16
+// LLVM: llvm.call_intrinsic "llvm.amdgcn.mfma.f32.16x16x16bf16.1k"({{.*}}) : (vector<4xi16>, vector<4xi16>, vector<4xf32>, i32, i32, i32) -> vector<4xf32>
+func.func @bf16_16(%x: tensor<16x32xbf16>, %y: tensor<32x64xbf16>, %c: tensor<16x64x!tile.ptr<f32>>) {
+  %zero = arith.constant dense<0.0> : tensor<16x64xf32>
+  %d = tile.dot %x, %y, %zero : tensor<16x32xbf16> * tensor<32x64xbf16> -> tensor<16x64xf32>
+  tile.store %c, %d : tensor<16x64x!tile.ptr<f32>>
+  return
+}
+
+// -----
+
+// What no MFMA takes stays on the CUDA cores: f32 operands, int8 (not yet),
+// a K that is no multiple of the instruction's, shapes under 16.
+// CHECK-LABEL: func.func @cuda_cores
+// CHECK-NOT: #mfma
+// CHECK: return
+func.func @cuda_cores(%f: tensor<32x32xf32>, %i: tensor<32x32xi8>, %h: tensor<32x4xf16>, %g: tensor<4x32xf16>, %s: tensor<8x16xf16>, %t: tensor<16x8xf16>,
+                      %pf: tensor<32x32x!tile.ptr<f32>>, %pi: tensor<32x32x!tile.ptr<i32>>, %ps: tensor<8x8x!tile.ptr<f32>>) {
+  %zf = arith.constant dense<0.0> : tensor<32x32xf32>
+  %zi = arith.constant dense<0> : tensor<32x32xi32>
+  %zs = arith.constant dense<0.0> : tensor<8x8xf32>
+  %d0 = tile.dot %f, %f, %zf : tensor<32x32xf32> * tensor<32x32xf32> -> tensor<32x32xf32>
+  %d1 = tile.dot %i, %i, %zi : tensor<32x32xi8> * tensor<32x32xi8> -> tensor<32x32xi32>
+  %d2 = tile.dot %h, %g, %d0 : tensor<32x4xf16> * tensor<4x32xf16> -> tensor<32x32xf32>
+  %d3 = tile.dot %s, %t, %zs : tensor<8x16xf16> * tensor<16x8xf16> -> tensor<8x8xf32>
+  tile.store %pf, %d2 : tensor<32x32x!tile.ptr<f32>>
+  tile.store %pi, %d1 : tensor<32x32x!tile.ptr<i32>>
+  tile.store %ps, %d3 : tensor<8x8x!tile.ptr<f32>>
+  return
+}
