@@ -42,14 +42,15 @@ constexpr const char *kTriple = "amdgcn-amd-amdhsa";
 struct Chip {
   const char *arch;
   unsigned waveSize;
-  /// The matrix cores' MFMA version (tile-amd-assign-mfma); 0: none.
-  unsigned mfmaVersion;
+  /// The matrix cores' MFMA or WMMA version
+  /// (tile-amd-assign-matrix-cores); 0: none.
+  unsigned mfmaVersion, wmmaVersion;
 };
-constexpr Chip kChips[] = {{"gfx90a", 64, 2},
-                           {"gfx942", 64, 3},
-                           {"gfx950", 64, 4},
-                           {"gfx1100", 32, 0},
-                           {"gfx1200", 32, 0}};
+constexpr Chip kChips[] = {{"gfx90a", 64, 2, 0},
+                           {"gfx942", 64, 3, 0},
+                           {"gfx950", 64, 4, 0},
+                           {"gfx1100", 32, 0, 1},
+                           {"gfx1200", 32, 0, 2}};
 
 const Chip &chipOf(const Target &target) {
   for (const Chip &chip : kChips)
@@ -175,12 +176,12 @@ public:
     LayoutStage stage;
     stage.numWarps = options.numWarps;
     stage.warpSize = target.warpSize;
-    unsigned mfmaVersion = chipOf(target).mfmaVersion;
+    const Chip &chip = chipOf(target);
     auto addMatrixUnitPasses = [&](mlir::OpPassManager &pm) {
-      pm.addPass(mlir::tile::createTileAmdAssignMfmaPass({mfmaVersion}));
+      pm.addPass(mlir::tile::createTileAmdAssignMatrixCoresPass(
+          {chip.mfmaVersion, chip.wmmaVersion}));
     };
-    if (mfmaVersion)
-      stage.addMatrixUnitPasses = addMatrixUnitPasses;
+    stage.addMatrixUnitPasses = addMatrixUnitPasses;
     if (mlir::failed(runLayoutStage(llvm::cast<mlir::ModuleOp>(module), stage)))
       return amdError("layout assignment failed");
     return llvm::Error::success();

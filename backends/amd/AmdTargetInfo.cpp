@@ -2,7 +2,7 @@
 
 #include "backends/amd/AmdTargetInfo.h"
 
-#include "backends/amd/LowerMfma.h"
+#include "backends/amd/LowerMatrixCores.h"
 #include "backends/amd/Passes.h"
 
 #include "backends/common/LowerToLLVM.h"

@@ -5,28 +5,35 @@
 
 include "mlir/Pass/PassBase.td"
 
-def TileAmdAssignMfmaPass : Pass<"tile-amd-assign-mfma", "::mlir::ModuleOp"> {
-  let summary = "compute dots on the matrix cores: mfma layouts for tile.dot";
+def TileAmdAssignMatrixCoresPass
+    : Pass<"tile-amd-assign-matrix-cores", "::mlir::ModuleOp"> {
+  let summary = "compute dots on the matrix cores: mfma or wmma layouts";
   let description = [{
-    The AMD backend's matrix-unit stage for CDNA (`mfma-version` 2: gfx90a,
-    3: gfx942, 4: gfx950; 0: none). Each 2-D `tile.dot` of f16 or bf16
-    operands (both alike) gets a `#tile_amd.mfma` result layout and
-    `#tile.dot_operand` layouts of it for its operands, with converts from
-    and to the layouts the dot had; it accumulates in f32 (a narrower
-    result is widened around it):
+    The AMD backend's matrix-unit stage, for CDNA's MFMA (`mfma-version` 2:
+    gfx90a, 3: gfx942, 4: gfx950; 64-lane waves) or RDNA's WMMA
+    (`wmma-version` 1: gfx11, 2: gfx12; 32-lane waves). Each 2-D `tile.dot`
+    of f16 or bf16 operands (both alike) gets a `#tile_amd.mfma` or
+    `#tile_amd.wmma` result layout and `#tile.dot_operand` layouts of it for
+    its operands, with converts from and to the layouts the dot had; it
+    accumulates in f32 (a narrower result is widened around it):
 
-    - 32x32 tiles where M and N are multiples of 32, else 16x16 where they
-      are multiples of 16; other dots stay on the CUDA cores;
-    - K elements a lane gives an instruction (`kWidth`): 8 on version 4
-      (32x32x16, 16x16x32) where K allows, else 4 (32x32x8, 16x16x16); K
-      must be a multiple of the instruction's;
+    - MFMA: 32x32 tiles where M and N are multiples of 32, else 16x16
+      where they are multiples of 16; K elements a lane gives an
+      instruction (`kWidth`): 8 on version 4 (32x32x16, 16x16x32) where K
+      allows, else 4 (32x32x8, 16x16x16);
+    - WMMA: 16x16x16 tiles where M, N and K are multiples of 16 (`kWidth`
+      16 on version 1, 8 on version 2);
+    - K must be a multiple of the instruction's; other dots stay on the
+      CUDA cores;
     - waves go along M or N, to the one with more tiles left (ties to M).
 
     Run tile-remove-conversions after it.
   }];
   let options = [
-    Option<"mfmaVersion", "mfma-version", "unsigned", /*default=*/"3",
-           "the matrix cores' version (2: gfx90a, 3: gfx942, 4: gfx950; 0: none)">,
+    Option<"mfmaVersion", "mfma-version", "unsigned", /*default=*/"0",
+           "CDNA's matrix cores (2: gfx90a, 3: gfx942, 4: gfx950; 0: none)">,
+    Option<"wmmaVersion", "wmma-version", "unsigned", /*default=*/"0",
+           "RDNA's matrix cores (1: gfx11, 2: gfx12; 0: none)">,
   ];
   let dependentDialects = ["::mlir::tile::amd::TileAmdDialect",
                            "::mlir::arith::ArithDialect"];

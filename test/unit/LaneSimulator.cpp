@@ -561,6 +561,7 @@ private:
     Expected<SmallVector<Bits>> results =
         name.starts_with("llvm.nvvm.mma.")      ? mmaOp(warp, call, name)
         : name.starts_with("llvm.amdgcn.mfma.") ? mfmaOp(warp, call, name)
+        : name.starts_with("llvm.amdgcn.wmma.") ? wmmaOp(warp, call, name)
         : name.starts_with("llvm.nvvm.ldmatrix.")
             ? loadMatrixOp(warp, call, name)
             : shuffleOp(warp, call, name);
@@ -992,6 +993,62 @@ private:
         auto sum = float(c[r * m + col]);
         for (unsigned j = 0; j < k; ++j)
           sum += float(a[r * k + j] * b[j * m + col]);
+        out[lane].push_back(APFloat(sum).bitcastToAPInt());
+      }
+    return out;
+  }
+
+  /// llvm.amdgcn.wmma.f32.16x16x16.{f16,bf16}(a, b, c) on a 32-lane wave,
+  /// as the RDNA ISAs lay its operands out: with 16 elements of A and B a
+  /// lane (gfx11), lane l gives A[l % 16][j] and B[j][l % 16], lanes 16-31
+  /// the same as lanes 0-15 (a difference fails), and holds D[2 v + l /
+  /// 16][l % 16] in register v; with 8 (gfx12), A[l % 16][8 (l / 16) + j],
+  /// B alike, D[8 (l / 16) + v][l % 16]. Sums as mmaOp does.
+  Expected<SmallVector<Bits>> wmmaOp(MutableArrayRef<Lane> warp,
+                                     const CallInst &call, StringRef name) {
+    StringRef type;
+    if (name.consume_front("llvm.amdgcn.wmma.f32.16x16x16."))
+      type = name.starts_with("f16.")    ? "f16"
+             : name.starts_with("bf16.") ? "bf16"
+                                         : "";
+    if (type.empty() || call.arg_size() != 3)
+      return fail(warp.front(), call, "a wmma the simulator does not know");
+    if (warp.size() != 32)
+      return fail(warp.front(), call, "a wmma in a wave not of 32 lanes");
+    unsigned kWidth = value(warp.front(), call.getArgOperand(0)).size();
+    if (kWidth != 16 && kWidth != 8)
+      return fail(warp.front(), call, "wmma operands of the wrong size in");
+    bool repeated = kWidth == 16;
+    auto row = [&](unsigned lane, unsigned v) {
+      return repeated ? 2 * v + lane / 16 : 8 * (lane / 16) + v;
+    };
+    std::vector<double> a(16 * 16), b(16 * 16), c(16 * 16);
+    for (auto [id, lane] : llvm::enumerate(warp)) {
+      Bits x = value(lane, call.getArgOperand(0));
+      Bits y = value(lane, call.getArgOperand(1));
+      Bits z = value(lane, call.getArgOperand(2));
+      if (x.size() != kWidth || y.size() != kWidth || z.size() != 8)
+        return fail(lane, call, "wmma operands of the wrong size in");
+      if (repeated && id >= 16 &&
+          (x != value(warp[id - 16], call.getArgOperand(0)) ||
+           y != value(warp[id - 16], call.getArgOperand(1))))
+        return fail(lane, call,
+                    "lanes 16-31 not repeating lanes 0-15's operands in");
+      unsigned outer = id % 16, k0 = repeated ? 0 : 8 * (id / 16);
+      for (unsigned j = 0; j < kWidth; ++j) {
+        a[outer * 16 + k0 + j] = decode(type, x[j].getZExtValue());
+        b[(k0 + j) * 16 + outer] = decode(type, y[j].getZExtValue());
+      }
+      for (unsigned v = 0; v < 8; ++v)
+        c[row(id, v) * 16 + outer] = decode("f32", z[v].getZExtValue());
+    }
+    SmallVector<Bits> out(32);
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (unsigned v = 0; v < 8; ++v) {
+        unsigned r = row(lane, v), col = lane % 16;
+        auto sum = float(c[r * 16 + col]);
+        for (unsigned j = 0; j < 16; ++j)
+          sum += float(a[r * 16 + j] * b[j * 16 + col]);
         out[lane].push_back(APFloat(sum).bitcastToAPInt());
       }
     return out;
@@ -1564,6 +1621,7 @@ private:
       return set(APInt(64, reinterpret_cast<uint64_t>(implicitArgs.data())));
     if (name == "llvm.amdgcn.ds.bpermute" ||
         name.starts_with("llvm.amdgcn.mfma.") ||
+        name.starts_with("llvm.amdgcn.wmma.") ||
         name.starts_with("llvm.nvvm.shfl.sync.") ||
         name.starts_with("llvm.nvvm.mma.") ||
         name.starts_with("llvm.nvvm.ldmatrix.")) {

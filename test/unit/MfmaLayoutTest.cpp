@@ -1,11 +1,12 @@
 //===- MfmaLayoutTest.cpp - AMD matrix-core layouts against the ISA -------===//
 //
-// The linear forms of the MFMA layouts (backends/amd/IR/MfmaLayouts.h) are
-// compared with the CDNA ISA's matrix layouts (as ROCm's
-// amd_matrix_instruction_calculator prints them) for the 32x32 and 16x16
-// instructions: for every lane and register of one 64-lane wave, the
-// element the layout names must be the one the table gives. Waves and
-// repetitions are checked against their index arithmetic.
+// The linear forms of the MFMA and WMMA layouts
+// (backends/amd/IR/MfmaLayouts.h) are compared with the CDNA and RDNA ISAs'
+// matrix layouts (as ROCm's amd_matrix_instruction_calculator prints them)
+// for MFMA's 32x32 and 16x16 instructions and WMMA's 16x16x16 of gfx11 and
+// gfx12: for every lane and register of one wave, the element the layout
+// names must be the one the table gives. Waves and repetitions are checked
+// against their index arithmetic.
 //
 //===----------------------------------------------------------------------===//
 
@@ -132,6 +133,55 @@ TEST(MfmaLayout, AttributeParsesVerifiesAndLaysOut) {
   EXPECT_FALSE(parseAttribute("#tile_amd.mfma<{version = 3, warpsPerCTA = [1, "
                               "1], instrShape = [32, 16, 8]}>",
                               &context));
+}
+
+/// RDNA's WMMA (16x16x16, 32 lanes): D lane l, register v (row, column).
+Coord isaWmmaD(unsigned version, int32_t lane, int32_t v) {
+  return {version == 1 ? 2 * v + lane / 16 : 8 * (lane / 16) + v, lane % 16};
+}
+
+TEST(WmmaLayout, ResultAndOperandsMatchTheIsa) {
+  for (unsigned version : {1u, 2u}) {
+    LinearLayout d = wmmaLayout({16, 16}, {1, 1}, version);
+    ASSERT_EQ(d.getInDimSize(kRegister), 8);
+    std::set<Coord> seen;
+    for (int32_t lane = 0; lane < 32; ++lane)
+      for (int32_t v = 0; v < 8; ++v) {
+        EXPECT_EQ(apply(d, v, lane), isaWmmaD(version, lane, v))
+            << "version " << version << " lane " << lane << " register " << v;
+        seen.insert(apply(d, v, lane));
+      }
+    EXPECT_EQ(seen.size(), 256u);
+    // A: row l % 16; version 1 all 16 K (lanes 16-31 repeat 0-15),
+    // version 2 K 8 (l / 16) + j. B mirrors it.
+    LinearLayout a = wmmaOperandLayout({16, 16}, {1, 1}, version, 0);
+    LinearLayout b = wmmaOperandLayout({16, 16}, {1, 1}, version, 1);
+    int32_t kWidth = version == 1 ? 16 : 8;
+    ASSERT_EQ(a.getInDimSize(kRegister), kWidth);
+    for (int32_t lane = 0; lane < 32; ++lane)
+      for (int32_t j = 0; j < kWidth; ++j) {
+        Coord expected{lane % 16, version == 1 ? j : 8 * (lane / 16) + j};
+        EXPECT_EQ(apply(a, j, lane), expected)
+            << "A version " << version << " lane " << lane;
+        EXPECT_EQ(apply(b, j, lane), Coord(expected.second, expected.first))
+            << "B version " << version << " lane " << lane;
+      }
+  }
+}
+
+TEST(WmmaLayout, AttributeLaysOutOnWaves) {
+  MLIRContext context;
+  context.loadDialect<TileDialect, TileAmdDialect>();
+  auto wmma = dyn_cast_if_present<WmmaLayoutAttr>(parseAttribute(
+      "#tile_amd.wmma<{version = 2, warpsPerCTA = [2, 1]}>", &context));
+  ASSERT_TRUE(wmma);
+  EXPECT_EQ(wmma.getWarpSize(), 32u);
+  // Wave 1 holds rows 16-31.
+  LinearLayout d = wmma.toLinearLayout({32, 16});
+  EXPECT_EQ(apply(d, 3, 20, 1), Coord(16 + 8 + 3, 4));
+  EXPECT_EQ(
+      DotOperandLayoutAttr::get(&context, 0, wmma, 8).toLinearLayout({32, 32}),
+      wmmaOperandLayout({32, 32}, {2, 1}, 2, 0));
 }
 
 } // namespace

@@ -413,7 +413,8 @@ std::map<std::string, unsigned> mmaCalls(const llvm::Function &kernel) {
       continue;
     if (const llvm::Function *callee = call->getCalledFunction()) {
       if (callee->getName().starts_with("llvm.nvvm.mma.") ||
-          callee->getName().starts_with("llvm.amdgcn.mfma."))
+          callee->getName().starts_with("llvm.amdgcn.mfma.") ||
+          callee->getName().starts_with("llvm.amdgcn.wmma."))
         ++calls[callee->getName().str()];
       continue;
     }
@@ -440,6 +441,13 @@ std::string describe(const std::map<std::string, unsigned> &calls) {
 /// before sm_89 is multiplied as f16.
 std::string expectedMma(const Matmul &mm) {
   bool fp8 = mm.a == Elem::E4M3 || mm.a == Elem::E5M2;
+  if (llvm::StringRef(mm.target).starts_with("hip:gfx1")) {
+    // WMMA, overloaded on its operands: 16 a lane on gfx11, 8 on gfx12.
+    std::string lanes =
+        llvm::StringRef(mm.target).ends_with("1100") ? "16" : "8";
+    return std::string("llvm.amdgcn.wmma.f32.16x16x16.") + mlirName(mm.a) +
+           ".v8f32.v" + lanes + (mm.a == Elem::F16 ? "f16" : "i16");
+  }
   if (llvm::StringRef(mm.target).starts_with("hip:")) {
     // 32x32 tiles where M and N allow; gfx950's 8-element forms where K
     // does.
@@ -867,7 +875,7 @@ INSTANTIATE_TEST_SUITE_P(AccumulatorsAndBatches, MmaSimulation,
 //===----------------------------------------------------------------------===//
 
 /// Dots no matrix unit takes (f32 at full precision on NVIDIA; f32 and
-/// int8 on CDNA, every type on RDNA so far), on 32- and 64-lane targets:
+/// int8 on AMD so far), on 32- and 64-lane targets:
 /// multiply-adds on operands read from shared memory a K step at a time
 /// (tile-fma-dots).
 class CudaCoreSimulation : public MmaSimulation {};
@@ -897,16 +905,16 @@ std::vector<Matmul> cudaCoreCases() {
   Matmul i8{"hip:gfx942", Elem::I8, Elem::I8, Elem::I32, Precision::Default, 0,
             32,           64,       32,       2};
   i8.bByColumns = i8.masked = i8.loadC = true;
-  Matmul bf16{"hip:gfx1100",
-              Elem::BF16,
-              Elem::BF16,
-              Elem::F32,
-              Precision::Default,
-              0,
-              32,
-              64,
-              16,
-              2};
+  Matmul i8Rdna{"hip:gfx1100",
+                Elem::I8,
+                Elem::I8,
+                Elem::I32,
+                Precision::Default,
+                0,
+                32,
+                64,
+                16,
+                2};
   Matmul small{"hip:gfx1100",
                Elem::F32,
                Elem::F32,
@@ -918,7 +926,7 @@ std::vector<Matmul> cudaCoreCases() {
                16,
                1};
   small.masked = true;
-  return {f32, f32Edges, f32Cdna, i8, bf16, small};
+  return {f32, f32Edges, f32Cdna, i8, i8Rdna, small};
 }
 
 /// f16 and bf16 on AMD's matrix cores (gfx90a, gfx942, gfx950): 32x32 and
@@ -947,6 +955,36 @@ std::vector<Matmul> mfmaCases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Mfma, MmaSimulation, ::testing::ValuesIn(mfmaCases()),
+                         matmulName);
+
+/// f16 and bf16 on RDNA's WMMA (gfx1100, gfx1200): one wave to four, K of
+/// one instruction and of several, both storage orders, masked edges, an
+/// accumulator read in.
+std::vector<Matmul> wmmaCases() {
+  std::vector<Matmul> cases;
+  for (const char *target : {"hip:gfx1100", "hip:gfx1200"})
+    for (Elem type : {Elem::F16, Elem::BF16}) {
+      cases.push_back({target, type, type, Elem::F32, Precision::Default, 0, 64,
+                       32, 32, 4});
+      cases.push_back({target, type, type, Elem::F32, Precision::Default, 0, 16,
+                       16, 16, 1});
+    }
+  Matmul edges{"hip:gfx1100",
+               Elem::F16,
+               Elem::F16,
+               Elem::F32,
+               Precision::Default,
+               0,
+               32,
+               64,
+               64,
+               2};
+  edges.aByColumns = edges.bByColumns = edges.masked = edges.loadC = true;
+  cases.push_back(edges);
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Wmma, MmaSimulation, ::testing::ValuesIn(wmmaCases()),
                          matmulName);
 
 INSTANTIATE_TEST_SUITE_P(Targets, CudaCoreSimulation,

@@ -24,9 +24,12 @@ namespace {
 struct AmdOpAsmInterface : public OpAsmDialectInterface {
   using OpAsmDialectInterface::OpAsmDialectInterface;
   AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
-    if (!isa<MfmaLayoutAttr>(attr))
+    if (isa<MfmaLayoutAttr>(attr))
+      os << "mfma";
+    else if (isa<WmmaLayoutAttr>(attr))
+      os << "wmma";
+    else
       return AliasResult::NoAlias;
-    os << "mfma";
     return AliasResult::OverridableAlias;
   }
 };
@@ -40,6 +43,37 @@ void TileAmdDialect::initialize() {
   addInterfaces<AmdOpAsmInterface>();
 }
 
+namespace {
+/// Waves in a block of `warpsPerCTA`.
+unsigned countWarps(ArrayRef<unsigned> warpsPerCTA) {
+  unsigned warps = 1;
+  for (unsigned w : warpsPerCTA)
+    warps *= w;
+  return warps;
+}
+
+/// The rank and warps checks the AMD layouts share.
+LogicalResult verifyWarps(function_ref<InFlightDiagnostic()> emitError,
+                          StringRef name, ArrayRef<unsigned> warpsPerCTA) {
+  if (warpsPerCTA.size() != 2)
+    return emitError() << "an " << name << " layout is for rank 2, got "
+                       << warpsPerCTA.size() << " warpsPerCTA entries";
+  for (unsigned w : warpsPerCTA)
+    if (!llvm::isPowerOf2_32(w))
+      return emitError() << "warpsPerCTA must hold powers of two, got " << w;
+  return success();
+}
+
+LogicalResult verifyRank(function_ref<InFlightDiagnostic()> emitError,
+                         Attribute layout, unsigned rank,
+                         ArrayRef<int64_t> shape) {
+  if (shape.size() != rank)
+    return emitError() << "layout " << layout << " is for rank " << rank
+                       << " but the tensor has rank " << shape.size();
+  return success();
+}
+} // namespace
+
 //===----------------------------------------------------------------------===//
 // MfmaLayoutAttr
 //===----------------------------------------------------------------------===//
@@ -51,12 +85,8 @@ MfmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (version < 2 || version > 4)
     return emitError() << "mfma version " << version
                        << " is not supported (2: gfx90a, 3: gfx942, 4: gfx950)";
-  if (warpsPerCTA.size() != 2)
-    return emitError() << "an mfma layout is for rank 2, got "
-                       << warpsPerCTA.size() << " warpsPerCTA entries";
-  for (unsigned w : warpsPerCTA)
-    if (!llvm::isPowerOf2_32(w))
-      return emitError() << "warpsPerCTA must hold powers of two, got " << w;
+  if (failed(verifyWarps(emitError, "mfma", warpsPerCTA)))
+    return failure();
   if (instrShape.size() != 3 || instrShape[0] != instrShape[1] ||
       (instrShape[0] != 32 && instrShape[0] != 16) ||
       !llvm::isPowerOf2_32(instrShape[2]) || instrShape[2] < 4 ||
@@ -69,10 +99,7 @@ MfmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult MfmaLayoutAttr::verifyEncoding(
     ArrayRef<int64_t> shape, Type,
     function_ref<InFlightDiagnostic()> emitError) const {
-  if (shape.size() != getRank())
-    return emitError() << "layout " << *this << " is for rank " << getRank()
-                       << " but the tensor has rank " << shape.size();
-  return success();
+  return verifyRank(emitError, *this, getRank(), shape);
 }
 
 LinearLayout MfmaLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
@@ -89,8 +116,40 @@ LinearLayout MfmaLayoutAttr::toDotOperandLinearLayout(ArrayRef<int64_t> shape,
 unsigned MfmaLayoutAttr::getRank() const { return getWarpsPerCTA().size(); }
 unsigned MfmaLayoutAttr::getWarpSize() const { return 64; }
 unsigned MfmaLayoutAttr::getNumWarps() const {
-  unsigned warps = 1;
-  for (unsigned w : getWarpsPerCTA())
-    warps *= w;
-  return warps;
+  return countWarps(getWarpsPerCTA());
+}
+
+//===----------------------------------------------------------------------===//
+// WmmaLayoutAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+WmmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                       unsigned version, ArrayRef<unsigned> warpsPerCTA) {
+  if (version != 1 && version != 2)
+    return emitError() << "wmma version " << version
+                       << " is not supported (1: gfx11, 2: gfx12)";
+  return verifyWarps(emitError, "wmma", warpsPerCTA);
+}
+
+LogicalResult WmmaLayoutAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  return verifyRank(emitError, *this, getRank(), shape);
+}
+
+LinearLayout WmmaLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  return wmmaLayout(shape, getWarpsPerCTA(), getVersion());
+}
+
+LinearLayout WmmaLayoutAttr::toDotOperandLinearLayout(ArrayRef<int64_t> shape,
+                                                      unsigned opIdx,
+                                                      unsigned) const {
+  return wmmaOperandLayout(shape, getWarpsPerCTA(), getVersion(), opIdx);
+}
+
+unsigned WmmaLayoutAttr::getRank() const { return getWarpsPerCTA().size(); }
+unsigned WmmaLayoutAttr::getWarpSize() const { return 32; }
+unsigned WmmaLayoutAttr::getNumWarps() const {
+  return countWarps(getWarpsPerCTA());
 }

@@ -12,9 +12,9 @@ def TileAmd_Dialect : Dialect {
   let summary = "what tile IR needs of AMD GPUs alone: matrix cores";
   let description = [{
     The AMD backend's own layouts: the register layouts of the matrix
-    cores' MFMA instructions (CDNA), which the backend's matrix-unit stage
-    gives to `tile.dot`s. Generic code sees them through the
-    distributed-layout interface only.
+    cores' MFMA (CDNA) and WMMA (RDNA) instructions, which the backend's
+    matrix-unit stage gives to `tile.dot`s. Generic code sees them through
+    the distributed-layout interface only.
   }];
   let useDefaultAttributePrinterParser = 1;
 }
@@ -49,6 +49,38 @@ def TileAmd_MfmaLayoutAttr : AttrDef<TileAmd_Dialect, "MfmaLayout", [
   let assemblyFormat = [{
     `<` `{` `version` `=` $version `,` `warpsPerCTA` `=` `[` $warpsPerCTA `]`
     `,` `instrShape` `=` `[` $instrShape `]` `}` `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+def TileAmd_WmmaLayoutAttr : AttrDef<TileAmd_Dialect, "WmmaLayout", [
+    DeclareAttrInterfaceMethods<Tile_DistributedLayoutInterface,
+                                ["toDotOperandLinearLayout"]>,
+    DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
+  let mnemonic = "wmma";
+  let summary = "the registers of a WMMA matrix product";
+  let description = [{
+    The layout of the result of RDNA's WMMA instructions (16x16x16 on
+    32-lane waves), tiled over the waves of a block. `version` 1 is gfx11's:
+    lane l holds column l % 16, row 2 v + l / 16 in register v = 0..7; its
+    operands' lanes 16-31 repeat lanes 0-15, each holding a whole row of A
+    (column of B), 16 K elements. Version 2 is gfx12's: lane l holds column
+    l % 16, row 8 (l / 16) + v; operands hold K 8 (l / 16) .. + 7.
+    `warpsPerCTA` = [M, N] arranges the waves N fastest.
+
+    Operands of a dot in this layout are `#tile.dot_operand` layouts with it
+    as parent, `kWidth` the K elements a lane gives one instruction (16 for
+    version 1, 8 for version 2).
+
+    ```mlir
+    #tile_amd.wmma<{version = 1, warpsPerCTA = [2, 2]}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$version,
+                        ArrayRefParameter<"unsigned">:$warpsPerCTA);
+  let assemblyFormat = [{
+    `<` `{` `version` `=` $version `,` `warpsPerCTA` `=` `[` $warpsPerCTA `]`
+    `}` `>`
   }];
   let genVerifyDecl = 1;
 }

@@ -90,3 +90,46 @@ LinearLayout amd::mfmaOperandLayout(ArrayRef<int64_t> shape,
   Bases warps = waveBases(warpsPerCTA, {tile[0], tile[1]});
   return finish(registers, lanes, warps, shape);
 }
+
+LinearLayout amd::wmmaLayout(ArrayRef<int64_t> shape,
+                             ArrayRef<unsigned> warpsPerCTA, unsigned version) {
+  assert(shape.size() == 2 && warpsPerCTA.size() == 2);
+  assert(version == 1 || version == 2);
+  Bases registers, lanes;
+  for (unsigned column = 1; column < 16; column *= 2)
+    lanes.step(1, column);
+  // Version 1 interleaves the lane halves' rows, version 2 stacks them.
+  if (version == 1) {
+    lanes.step(0, 1);
+    for (int32_t row : {2, 4, 8})
+      registers.step(0, row);
+  } else {
+    lanes.step(0, 8);
+    for (int32_t row : {1, 2, 4})
+      registers.step(0, row);
+  }
+  Bases warps = waveBases(warpsPerCTA, {16, 16});
+  return finish(registers, lanes, warps, shape);
+}
+
+LinearLayout amd::wmmaOperandLayout(ArrayRef<int64_t> shape,
+                                    ArrayRef<unsigned> warpsPerCTA,
+                                    unsigned version, unsigned opIdx) {
+  assert(shape.size() == 2 && warpsPerCTA.size() == 2 && opIdx < 2);
+  assert(version == 1 || version == 2);
+  unsigned k = opIdx == 0 ? 1 : 0, outer = 1 - k;
+  Bases registers, lanes;
+  for (int32_t step = 1; step < (version == 1 ? 16 : 8); step *= 2)
+    registers.step(k, step);
+  for (int32_t row = 1; row < 16; row *= 2)
+    lanes.step(outer, row);
+  // Version 1: lanes 16-31 repeat lanes 0-15; version 2: they hold K 8-15.
+  if (version == 1)
+    lanes.stay();
+  else
+    lanes.step(k, 8);
+  std::vector<int32_t> tile(2, 0);
+  tile[outer] = 16;
+  Bases warps = waveBases(warpsPerCTA, {tile[0], tile[1]});
+  return finish(registers, lanes, warps, shape);
+}

@@ -1,9 +1,9 @@
 //===- MfmaLayouts.h - AMD matrix-core register layouts as linear layouts -===//
 //
-// The register layouts of CDNA's MFMA instructions (the ISA's matrix
-// layout tables; ROCm's amd_matrix_instruction_calculator) as
-// LinearLayouts, without MLIR, for the layout attribute and for tests that
-// check them against the tables.
+// The register layouts of CDNA's MFMA and RDNA's WMMA instructions (the
+// ISAs' matrix layout tables; ROCm's amd_matrix_instruction_calculator) as
+// LinearLayouts, without MLIR, for the layout attributes and for tests
+// that check them against the tables.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +31,23 @@ LinearLayout mfmaLayout(llvm::ArrayRef<int64_t> shape,
 LinearLayout mfmaOperandLayout(llvm::ArrayRef<int64_t> shape,
                                llvm::ArrayRef<unsigned> warpsPerCTA,
                                unsigned mDim, unsigned opIdx, unsigned kWidth);
+
+/// The result of RDNA's WMMA instructions (16x16 tiles on 32-lane waves)
+/// of `version` (1: gfx11, 2: gfx12), tiled over `warpsPerCTA` waves ([M,
+/// N], N fastest) and repeated in registers over `shape`. Per wave, lane l
+/// holds column l % 16, in register v row 2 v + l / 16 (version 1) or
+/// 8 (l / 16) + v (version 2), v = 0..7.
+LinearLayout wmmaLayout(llvm::ArrayRef<int64_t> shape,
+                        llvm::ArrayRef<unsigned> warpsPerCTA, unsigned version);
+
+/// Operand `opIdx` (0: A, MxK; 1: B, KxN) of such instructions: lane l holds
+/// row (A) or column (B) l % 16; version 1 all 16 K in registers 0..15,
+/// lanes 16-31 the same as lanes 0-15; version 2 K 8 (l / 16) + j in
+/// register j = 0..7. Further registers step K by 16, then M (N) by the
+/// waves' tile; waves along the other dimension hold the same.
+LinearLayout wmmaOperandLayout(llvm::ArrayRef<int64_t> shape,
+                               llvm::ArrayRef<unsigned> warpsPerCTA,
+                               unsigned version, unsigned opIdx);
 
 } // namespace mlir::tile::amd
 

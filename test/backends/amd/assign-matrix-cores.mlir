@@ -1,6 +1,10 @@
-// RUN: tessera-opt %s -split-input-file -tile-assign-layouts="num-warps=4 warp-size=64" -tile-amd-assign-mfma -tile-remove-conversions -canonicalize -cse | FileCheck %s
-// RUN: tessera-opt %s -split-input-file -tile-assign-layouts="num-warps=4 warp-size=64" -tile-amd-assign-mfma=mfma-version=4 -tile-remove-conversions -canonicalize -cse | FileCheck %s --check-prefix=GFX950
-// RUN: tessera-opt %s -split-input-file -tile-assign-layouts="num-warps=4 warp-size=64" -tile-amd-assign-mfma -tile-remove-conversions -tile-amd-to-llvm -canonicalize -cse | FileCheck %s --check-prefix=LLVM
+// RUN: tessera-opt %s -split-input-file -tile-assign-layouts="num-warps=4 warp-size=64" -tile-amd-assign-matrix-cores=mfma-version=3 -tile-remove-conversions -canonicalize -cse | FileCheck %s
+// RUN: tessera-opt %s -split-input-file -tile-assign-layouts="num-warps=4 warp-size=64" -tile-amd-assign-matrix-cores=mfma-version=4 -tile-remove-conversions -canonicalize -cse | FileCheck %s --check-prefix=GFX950
+// RUN: tessera-opt %s -split-input-file -tile-assign-layouts="num-warps=4 warp-size=64" -tile-amd-assign-matrix-cores=mfma-version=3 -tile-remove-conversions -tile-amd-to-llvm -canonicalize -cse | FileCheck %s --check-prefix=LLVM
+// RUN: tessera-opt %s -split-input-file -tile-assign-layouts="num-warps=4 warp-size=32" -tile-amd-assign-matrix-cores=wmma-version=1 -tile-remove-conversions -canonicalize -cse | FileCheck %s --check-prefix=GFX11
+// RUN: tessera-opt %s -split-input-file -tile-assign-layouts="num-warps=4 warp-size=32" -tile-amd-assign-matrix-cores=wmma-version=2 -tile-remove-conversions -tile-amd-to-llvm=warp-size=32 -canonicalize -cse | FileCheck %s --check-prefix=GFX12
+// RUN: not tessera-opt %s -split-input-file -tile-assign-layouts="num-warps=4 warp-size=64" -tile-amd-assign-matrix-cores=wmma-version=1 2>&1 | FileCheck %s --check-prefix=WAVES
+// WAVES: error: wmma runs on 32-lane waves; the module's have 64
 
 // An f16 dot on gfx942 (version 3): 32x32x8 tiles, the 4 waves 2x2 over the
 // 64x64 result, operands in its dot_operand layouts with 4 K elements a
@@ -18,6 +22,15 @@
 // CHECK: tile.convert_layout %[[D]]
 // GFX950: #tile_amd.mfma<{version = 4, warpsPerCTA = [2, 2], instrShape = [32, 32, 16]}>
 // GFX950: #tile.dot_operand<{opIdx = 0, parent = #{{.*}}, kWidth = 8}>
+// On RDNA, WMMA's 16x16x16 tiles, each wave 2x2 of them: gfx11's operands
+// with 16 K elements a lane, gfx12's with 8; 8 WMMAs a wave.
+// GFX11: #[[$WMMA:.*]] = #tile_amd.wmma<{version = 1, warpsPerCTA = [2, 2]}>
+// GFX11: #tile.dot_operand<{opIdx = 0, parent = #[[$WMMA]], kWidth = 16}>
+// GFX11-LABEL: func.func @f16
+// GFX11: tile.dot {{.*}} -> tensor<64x64xf32, #[[$WMMA]]>
+// GFX12-LABEL: llvm.func @f16
+// GFX12-COUNT-8: llvm.call_intrinsic "llvm.amdgcn.wmma.f32.16x16x16.f16.v8f32.v8f16"(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<8xf16>, vector<8xf16>, vector<8xf32>) -> vector<8xf32>
+// GFX12-NOT: llvm.amdgcn.wmma
 // LLVM-LABEL: llvm.func @f16
 // LLVM-COUNT-4: llvm.call_intrinsic "llvm.amdgcn.mfma.f32.32x32x8f16"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (vector<4xf16>, vector<4xf16>, vector<16xf32>, i32, i32, i32) -> vector<16xf32>
 // LLVM-NOT: llvm.amdgcn.mfma
@@ -37,6 +50,8 @@ func.func @f16(%a: tensor<64x32x!tile.ptr<f16>>, %b: tensor<32x64x!tile.ptr<f16>
 // of versions 2 and 3).
 // CHECK-LABEL: func.func @bf16_16
 // CHECK: tile.dot {{.*}} -> tensor<16x64xf32, #mfma>
+// GFX12-LABEL: llvm.func @bf16_16
+// GFX12: llvm.call_intrinsic "llvm.amdgcn.wmma.f32.16x16x16.bf16.v8f32.v8i16"({{.*}}) : (vector<8xi16>, vector<8xi16>, vector<8xf32>) -> vector<8xf32>
 // LLVM-LABEL: llvm.func @bf16_16
 // LLVM: llvm.call_intrinsic "llvm.amdgcn.mfma.f32.16x16x16bf16.1k"({{.*}}) : (vector<4xi16>, vector<4xi16>, vector<4xf32>, i32, i32, i32) -> vector<4xf32>
 func.func @bf16_16(%x: tensor<16x32xbf16>, %y: tensor<32x64xbf16>, %c: tensor<16x64x!tile.ptr<f32>>) {
