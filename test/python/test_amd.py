@@ -204,3 +204,49 @@ def test_do_bench_times_with_the_runtimes_events(tmp_path):
                              "print(testing.do_bench(lambda: None, warmup=1, rep=3))\n")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "1.0"
+
+
+@tessera.jit
+def tile_matmul_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr,
+                       K: tl.constexpr):
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b))
+
+
+MATRIX_CORES = [("hip:gfx90a", "v_mfma_f32_32x32x8"), ("hip:gfx942", "v_mfma_f32_32x32x8"),
+                ("hip:gfx950", "v_mfma_f32_32x32x16"), ("hip:gfx1100", "v_wmma_f32_16x16x16"),
+                ("hip:gfx1200", "v_wmma_f32_16x16x16")]
+
+
+@pytest.mark.parametrize("target,instruction", MATRIX_CORES)
+@pytest.mark.parametrize("dtype", [np.float16, "bfloat16"])
+def test_dots_run_on_the_matrix_cores(target, instruction, dtype):
+    if dtype == "bfloat16":
+        sig = {"a_ptr": "*bf16", "b_ptr": "*bf16", "c_ptr": "*fp32"}
+    else:
+        sig = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32"}
+    kernel = tessera.compile(tile_matmul_kernel, sig, target,
+                             constexprs={"M": 64, "N": 64, "K": 64}, num_warps=4)
+    amdgcn = kernel.asm["amdgcn"]
+    suffix = "f16" if dtype == np.float16 else "bf16"
+    assert re.search(instruction + r"_?" + suffix, amdgcn), amdgcn[:2000]
+    assert "v_fma_f32" not in amdgcn and "v_fmac_f32" not in amdgcn
+    assert re.search(r"\.private_segment_fixed_size:\s+0\b", amdgcn)
+
+
+@pytest.mark.parametrize("target,instruction", MATRIX_CORES)
+def test_attention_runs_on_the_matrix_cores(target, instruction):
+    sys.path.insert(0, os.path.dirname(__file__))
+    import test_matmul
+    q = np.zeros((1, 2, 128, 64), np.float16)
+    strides = test_matmul.strides_of(q)
+    kernel = test_matmul.attn_fwd_kernel.warmup(
+        q, q, q, q, 0.125, *strides, *strides, *strides, *strides, 2, 128, HEAD_DIM=64,
+        BLOCK_M=64, BLOCK_N=32, STAGE=1, grid=(1,), num_warps=4)
+    kernel.compile_for(target)
+    # Both dots, q kᵀ and p v, on the matrix cores.
+    dots = re.findall(r"= tile\.dot .*", kernel.asm["tile-layout"])
+    assert len(dots) == 2 and all(re.search(r"-> tensor<\S+, #(mfma|wmma)", d) for d in dots)
+    assert instruction in kernel.asm["amdgcn"]

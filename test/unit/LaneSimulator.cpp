@@ -2164,6 +2164,7 @@ void expandExp2(Function &kernel) {
   for (Instruction &inst : instructions(kernel))
     if (auto *call = dyn_cast<IntrinsicInst>(&inst))
       if ((call->getIntrinsicID() == Intrinsic::exp2 ||
+           call->getIntrinsicID() == Intrinsic::exp ||
            call->getIntrinsicID() == Intrinsic::nvvm_ex2_approx_ftz) &&
           call->getType()->isFloatTy())
         calls.push_back(call);
@@ -2173,6 +2174,8 @@ void expandExp2(Function &kernel) {
     Type *i32 = b.getInt32Ty();
     auto constant = [&](double v) { return ConstantFP::get(f32, v); };
     Value *x = call->getArgOperand(0);
+    if (call->getIntrinsicID() == Intrinsic::exp)
+      x = b.CreateFMul(x, constant(M_LOG2E));
     x = b.CreateSelect(b.CreateFCmpOLT(x, constant(-125)), constant(-125), x);
     // round(x) = floor(x + 1/2); fptosi truncates towards zero.
     Value *up = b.CreateFAdd(x, constant(0.5));

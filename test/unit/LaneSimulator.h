@@ -104,10 +104,11 @@ static_assert(sizeof(SimTensorMap) == 128, "a tensor map takes 128 bytes");
 llvm::Expected<SimTensorMap>
 encodeSimTensorMap(const mlir::tile::runtime::TensorMapRequest &request);
 
-/// Replaces each f32 exp2 in `kernel` (llvm.exp2, ex2.approx.ftz; the
-/// simulator runs no transcendental) by 2^round(x) · 2^f, |f| <= 1/2, the
-/// second a degree-7 Taylor polynomial: within a few ulp of f32; inputs
-/// below -125 (-inf too) give 2^-125.
+/// Replaces each f32 exp2 in `kernel` (llvm.exp2, ex2.approx.ftz; and
+/// llvm.exp as exp2 of x · log2(e); the simulator runs no transcendental)
+/// by 2^round(x) · 2^f, |f| <= 1/2, the second a degree-7 Taylor
+/// polynomial: within a few ulp of f32; inputs below -125 (-inf too) give
+/// 2^-125.
 void expandExp2(llvm::Function &kernel);
 
 class LaneSimulator {

@@ -1,15 +1,16 @@
 //===- MmaSimulationTest.cpp - tile.dot on the tensor cores, run on the host //
 //
 // Matmul kernels written in tile IR are compiled for sm_80 and sm_89 by the
-// NVIDIA backend (tile-nvidia-assign-mma, then mma.sync), and for sm_90a
-// (warpgroup dots, wgmma reading NVMMA-swizzled shared memory), and one workgroup
-// of each runs lane by lane on the host (LaneSimulator). The lowered IR must
-// hold the mma intrinsic of the input type, so that a dot left on the CUDA
+// NVIDIA backend (tile-nvidia-assign-mma, then mma.sync), for sm_90a
+// (warpgroup dots, wgmma reading NVMMA-swizzled shared memory), and by the
+// AMD backend for CDNA (MFMA) and RDNA (WMMA), and one workgroup of each
+// runs lane by lane on the host (LaneSimulator). The lowered IR must hold
+// the matrix intrinsic of the input type, so that a dot left on the CUDA
 // cores cannot pass, and the results must equal a host matmul: exactly for
 // int8, within a stated bound for the float types. Cases cover each input
 // type, shapes and warp counts, both storage orders of each operand, masked
 // edges, an accumulator read in (f32, i32 that wraps, f16), a batched dot,
-// and attention (softmax(q kᵀ) v).
+// and attention (softmax(q kᵀ) v); dots on the CUDA cores are checked too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -1061,11 +1062,16 @@ TEST_P(MmaAttention, MatchesTheHost) {
   std::map<std::string, unsigned> calls = mmaCalls(*compiled.kernel);
   ASSERT_EQ(calls.size(), 1u) << describe(calls);
   // sm_90a: both dots on wgmma (the second takes p from registers);
-  // before it, mma.sync.
-  EXPECT_EQ(calls.begin()->first,
-            spec == llvm::StringRef("cuda:90")
-                ? "wgmma.f32.f16.f16"
-                : "llvm.nvvm.mma.m16n8k16.row.col.f32.f32");
+  // before it, mma.sync; on AMD, both on MFMA or WMMA.
+  Matmul both{spec, Elem::F16, Elem::F16, Elem::F32, Precision::Default,
+              0,    s,         s,         s,         warps};
+  if (llvm::StringRef(spec).starts_with("hip:"))
+    EXPECT_EQ(calls.begin()->first, expectedMma(both));
+  else
+    EXPECT_EQ(calls.begin()->first,
+              spec == llvm::StringRef("cuda:90")
+                  ? "wgmma.f32.f16.f16"
+                  : "llvm.nvvm.mma.m16n8k16.row.col.f32.f32");
   expandExp2(*compiled.kernel);
 
   std::mt19937 random(s * 100 + dh + warps);
@@ -1132,7 +1138,11 @@ INSTANTIATE_TEST_SUITE_P(Tiles, MmaAttention,
                          ::testing::Values(AttentionCase{"cuda:80", 64, 64, 4},
                                            AttentionCase{"cuda:90", 64, 64, 4},
                                            AttentionCase{"cuda:89", 32, 32, 4},
-                                           AttentionCase{"cuda:89", 32, 16, 2}),
+                                           AttentionCase{"cuda:89", 32, 16, 2},
+                                           AttentionCase{"hip:gfx942", 64, 64, 4},
+                                           AttentionCase{"hip:gfx950", 64, 32, 2},
+                                           AttentionCase{"hip:gfx1100", 32, 32, 4},
+                                           AttentionCase{"hip:gfx1200", 64, 64, 4}),
                          attentionName);
 
 } // namespace
