@@ -23,19 +23,43 @@ struct Instruction {
   unsigned tile, k, kWidth;
 };
 
-/// The MFMA instruction of `version` for a dot of `shape` x `k`; none where
-/// none divides it.
+/// The MFMA instruction of `version` for a dot of `shape` x `k` with
+/// operands of `bits` (16, or 8 for int8); none where none divides it.
 std::optional<Instruction> chooseMfma(unsigned version, ArrayRef<int64_t> shape,
-                                      int64_t k) {
+                                      int64_t k, unsigned bits) {
+  // K elements a lane, the widest first: 16-bit types 4 (8 on version 4);
+  // int8 4, 8 from version 3 (16 on version 4).
+  SmallVector<unsigned> kWidths;
+  if (bits == 16)
+    kWidths =
+        version == 4 ? SmallVector<unsigned>{8, 4} : SmallVector<unsigned>{4};
+  else
+    kWidths = version == 4   ? SmallVector<unsigned>{16, 8}
+              : version == 3 ? SmallVector<unsigned>{8}
+                             : SmallVector<unsigned>{4};
   for (unsigned tile : {32u, 16u}) {
     if (shape[0] % tile || shape[1] % tile)
       continue;
-    for (unsigned kWidth : {8u, 4u}) {
-      unsigned kDim = kWidth * 64 / tile;
-      if ((kWidth == 4 || version == 4) && k % kDim == 0)
-        return Instruction{tile, kDim, kWidth};
-    }
+    for (unsigned kWidth : kWidths)
+      if (k % (kWidth * 64 / tile) == 0)
+        return Instruction{tile, kWidth * 64 / tile, kWidth};
   }
+  return std::nullopt;
+}
+
+/// The type the matrix cores multiply operands of types `a` and `b` as,
+/// into a result of `result`: f16 or bf16 as they are (both alike); fp8
+/// (OCP e4m3 and e5m2, which gfx942's FNUZ formats are not) widened to
+/// f16, as Triton does on gfx942; int8 into integers; none for others.
+std::optional<Type> operandType(Type a, Type b, Type result) {
+  auto isFp8 = llvm::IsaPred<Float8E4M3FNType, Float8E5M2Type>;
+  bool floats = isa<FloatType>(result) && result.getIntOrFloatBitWidth() <= 32;
+  if (floats && isFp8(a) && isFp8(b))
+    return Float16Type::get(a.getContext());
+  if (floats && (a.isF16() || a.isBF16()) && a == b)
+    return a;
+  if (a.isInteger(8) && b.isInteger(8) && result.isInteger(32))
+    return a;
   return std::nullopt;
 }
 
@@ -80,20 +104,20 @@ struct TileAmdAssignMatrixCoresPass
 
   void assign(DotOp dot, unsigned numWarps) {
     RankedTensorType type = dot.getType();
-    Type operand = dot.getA().getType().getElementType();
     Type element = type.getElementType();
-    if (type.getRank() != 2 || !type.getEncoding() ||
-        !(operand.isF16() || operand.isBF16()) ||
-        operand != dot.getB().getType().getElementType() ||
-        !isa<FloatType>(element) || element.getIntOrFloatBitWidth() > 32)
+    std::optional<Type> operand =
+        operandType(dot.getA().getType().getElementType(),
+                    dot.getB().getType().getElementType(), element);
+    if (type.getRank() != 2 || !type.getEncoding() || !operand)
       return;
+    unsigned bits = operand->getIntOrFloatBitWidth();
     ArrayRef<int64_t> shape = type.getShape();
     int64_t k = dot.getA().getType().getShape()[1];
     MLIRContext *context = &getContext();
     Attribute layout;
     unsigned kWidth;
     if (mfmaVersion) {
-      std::optional<Instruction> mfma = chooseMfma(mfmaVersion, shape, k);
+      std::optional<Instruction> mfma = chooseMfma(mfmaVersion, shape, k, bits);
       if (!mfma)
         return;
       kWidth = mfma->kWidth;
@@ -111,19 +135,20 @@ struct TileAmdAssignMatrixCoresPass
           warpsForTiles(shape, numWarps, /*chained=*/false, 16, 16));
     }
     auto parent = cast<DistributedLayoutAttrInterface>(layout);
-    Type f32 = Float32Type::get(context);
+    Type accumulator = bits == 8 ? Type(IntegerType::get(context, 32))
+                                 : Type(Float32Type::get(context));
     Location loc = dot.getLoc();
     SmallVector<OpOperand *> uses;
     for (OpOperand &use : dot.getD().getUses())
       uses.push_back(&use);
     OpBuilder b(dot);
     Value x =
-        castAndConvert(b, loc, dot.getA(), operand,
+        castAndConvert(b, loc, dot.getA(), *operand,
                        DotOperandLayoutAttr::get(context, 0, parent, kWidth));
     Value y =
-        castAndConvert(b, loc, dot.getB(), operand,
+        castAndConvert(b, loc, dot.getB(), *operand,
                        DotOperandLayoutAttr::get(context, 1, parent, kWidth));
-    Value c = castAndConvert(b, loc, dot.getC(), f32, layout);
+    Value c = castAndConvert(b, loc, dot.getC(), accumulator, layout);
     dot.getAMutable().assign(x);
     dot.getBMutable().assign(y);
     dot.getCMutable().assign(c);

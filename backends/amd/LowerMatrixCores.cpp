@@ -25,59 +25,89 @@ namespace {
 
 /// One matrix instruction and how its operands lie in lane 0.
 struct Instruction {
-  /// LLVM's intrinsic; MFMA's take three more i32s (cbsz, abid, blgp).
+  /// LLVM's intrinsic; MFMA's take three more i32s (cbsz, abid, blgp),
+  /// integer WMMA a signedness flag before each operand and a clamp flag.
   std::string name;
   bool isMfma;
   /// The result tile (M = N), K, and the K elements a lane gives.
   unsigned tile, k, kWidth;
-  /// bf16 operands as i16 (the intrinsic's type).
-  bool bf16AsI16;
+  /// The type the intrinsic takes a lane's operand elements as (a vector
+  /// of the elements where null).
+  Type operandType;
   /// The rows lane 0 holds in D's registers (its column is the tile's
   /// first).
   SmallVector<int32_t> rows;
 };
+
+/// MFMA's type of `kWidth` elements of `element`: bf16 as i16 where
+/// `bf16AsI16`; int8 packed into an i32, an i64, or i32 vectors; null for a
+/// vector of the elements.
+Type intrinsicOperandType(MLIRContext *context, Type element, unsigned kWidth,
+                          bool bf16AsI16) {
+  if (element.isBF16() && bf16AsI16)
+    return VectorType::get(kWidth, IntegerType::get(context, 16));
+  if (!element.isInteger(8))
+    return {};
+  if (kWidth <= 8)
+    return IntegerType::get(context, 8 * kWidth);
+  return VectorType::get(kWidth / 4, IntegerType::get(context, 32));
+}
 
 Instruction mfmaOf(MfmaLayoutAttr mfma, Type element) {
   unsigned tile = mfma.getInstrShape()[0], k = mfma.getInstrShape()[2];
   unsigned kWidth = k * tile / 64;
   std::string shape = std::to_string(tile) + "x" + std::to_string(tile) + "x" +
                       std::to_string(k);
-  std::string type = element.isF16() ? "f16" : "bf16";
-  // CDNA2's 4-element forms (bf16 as i16, "1k"), CDNA4's 8-element ones.
-  std::string name = kWidth == 8 ? "llvm.amdgcn.mfma.f32." + shape + "." + type
-                                 : "llvm.amdgcn.mfma.f32." + shape + type +
-                                       (element.isBF16() ? ".1k" : "");
+  bool integer = element.isInteger(8);
+  std::string type = integer ? "i8" : element.isF16() ? "f16" : "bf16";
+  // CDNA2's forms, 4 elements a lane (shape and type run together; bf16
+  // as i16, "1k"), and the later ones (a dot between them).
+  bool cdna2 = kWidth == 4;
+  std::string name =
+      std::string("llvm.amdgcn.mfma.") + (integer ? "i32." : "f32.") + shape +
+      (cdna2 ? type + (element.isBF16() ? ".1k" : "") : "." + type);
   SmallVector<int32_t> rows;
   for (int32_t i = 0; i < int32_t(tile * tile / 64); ++i)
     rows.push_back(tile == 32 ? 8 * (i / 4) + i % 4 : i);
-  return {name, true, tile, k, kWidth, element.isBF16() && kWidth == 4, rows};
+  Type operand =
+      intrinsicOperandType(mfma.getContext(), element, kWidth, cdna2);
+  return {name, true, tile, k, kWidth, operand, rows};
 }
 
 Instruction wmmaOf(WmmaLayoutAttr wmma, Type element) {
   unsigned kWidth = wmma.getVersion() == 1 ? 16 : 8;
-  // Overloaded on the operands' type: bf16 as i16.
-  std::string name = "llvm.amdgcn.wmma.f32.16x16x16." +
-                     std::string(element.isF16() ? "f16" : "bf16") +
-                     ".v8f32.v" + std::to_string(kWidth) +
-                     (element.isF16() ? "f16" : "i16");
+  MLIRContext *context = wmma.getContext();
+  // int8 as i32 vectors, even of two.
+  Type operand =
+      element.isInteger(8)
+          ? VectorType::get(kWidth / 4, IntegerType::get(context, 32))
+          : intrinsicOperandType(context, element, kWidth, true);
+  // Overloaded on the result's and the operands' types.
+  std::string name = element.isInteger(8)
+                         ? "llvm.amdgcn.wmma.i32.16x16x16.iu8.v8i32.v" +
+                               std::to_string(kWidth / 4) + "i32"
+                         : "llvm.amdgcn.wmma.f32.16x16x16." +
+                               std::string(element.isF16() ? "f16" : "bf16") +
+                               ".v8f32.v" + std::to_string(kWidth) +
+                               (element.isF16() ? "f16" : "i16");
   SmallVector<int32_t> rows;
   for (int32_t v = 0; v < 8; ++v)
     rows.push_back(wmma.getVersion() == 1 ? 2 * v : v);
-  return {name, false, 16, 16, kWidth, element.isBF16(), rows};
+  return {name, false, 16, 16, kWidth, operand, rows};
 }
 
-/// `values` as one vector operand, `asI16` as a vector of i16.
+/// `values` as one vector operand, bitcast to `type` where that is not
+/// null.
 Value packOperand(OpBuilder &b, Location loc, ArrayRef<Value> values,
-                  bool asI16) {
-  auto type = VectorType::get(values.size(), values[0].getType());
-  Value vector = LLVM::PoisonOp::create(b, loc, type);
+                  Type type) {
+  auto vectorType = VectorType::get(values.size(), values[0].getType());
+  Value vector = LLVM::PoisonOp::create(b, loc, vectorType);
   for (auto [i, v] : llvm::enumerate(values))
     vector = LLVM::InsertElementOp::create(b, loc, vector, v,
                                            i32Constant(b, loc, int64_t(i)));
-  if (!asI16)
+  if (!type)
     return vector;
-  return LLVM::BitcastOp::create(
-      b, loc, VectorType::get(values.size(), b.getI16Type()), vector);
+  return LLVM::BitcastOp::create(b, loc, type, vector);
 }
 
 class MatrixCoreDotPattern : public LoweringPattern<DotOp> {
@@ -94,11 +124,12 @@ public:
       return failure();
     RankedTensorType aType = op.getA().getType(), bType = op.getB().getType();
     Type element = aType.getElementType();
-    if (!(element.isF16() || element.isBF16()) ||
-        bType.getElementType() != element ||
-        !op.getType().getElementType().isF32())
+    Type result = op.getType().getElementType();
+    bool floats = (element.isF16() || element.isBF16()) && result.isF32();
+    bool integers = element.isInteger(8) && result.isInteger(32);
+    if (!(floats || integers) || bType.getElementType() != element)
       return loweringError(op, "the matrix cores multiply f16 or bf16 "
-                               "operands into f32 here");
+                               "operands into f32, or int8 into i32, here");
     Instruction instr = isa<MfmaLayoutAttr>(layout)
                             ? mfmaOf(cast<MfmaLayoutAttr>(layout), element)
                             : wmmaOf(cast<WmmaLayoutAttr>(layout), element);
@@ -123,7 +154,7 @@ public:
     RegisterIndex b(*layoutOf(bType), adaptor.getB());
     RegisterIndex c(*layoutOf(op.getType()), adaptor.getC());
     SmallVector<Value> acc(adaptor.getC());
-    auto resultType = VectorType::get(instr.rows.size(), rewriter.getF32Type());
+    auto resultType = VectorType::get(instr.rows.size(), result);
     int32_t tileSize = instr.tile;
 
     // The tiles this thread computes: those whose first element its lane 0
@@ -147,11 +178,20 @@ public:
         SmallVector<Value> cValues;
         for (unsigned r : cRegs)
           cValues.push_back(acc[r]);
-        SmallVector<Value> args{packOperand(rewriter, loc, x, instr.bf16AsI16),
-                                packOperand(rewriter, loc, y, instr.bf16AsI16),
-                                packOperand(rewriter, loc, cValues, false)};
-        if (instr.isMfma)
+        Value xs = packOperand(rewriter, loc, x, instr.operandType);
+        Value ys = packOperand(rewriter, loc, y, instr.operandType);
+        Value cs = packOperand(rewriter, loc, cValues, Type());
+        SmallVector<Value> args{xs, ys, cs};
+        if (instr.isMfma) {
           args.append(3, i32Constant(rewriter, loc, 0));
+        } else if (integers) {
+          // Signed A and B, no clamping.
+          auto flag = [&](bool value) -> Value {
+            return LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
+                                            value);
+          };
+          args = {flag(true), xs, flag(true), ys, cs, flag(false)};
+        }
         Value d = LLVM::CallIntrinsicOp::create(
                       rewriter, loc, resultType,
                       rewriter.getStringAttr(instr.name), args)

@@ -943,79 +943,128 @@ private:
     return results;
   }
 
-  /// llvm.amdgcn.mfma.f32.<M>x<M>x<K>{f16,bf16.1k,.f16,.bf16}(a, b, c, cbsz,
-  /// abid, blgp) on a 64-lane wave, as the CDNA ISA lays its operands out
-  /// (kWidth = K * M / 64 elements of A and B a lane): for M = 32, lane l
-  /// gives A[l % 32][kWidth (l / 32) + j], B[kWidth (l / 32) + j][l % 32],
-  /// and holds D[8 (i / 4) + 4 (l / 32) + i % 4][l % 32] in register i; for
-  /// M = 16, A[l % 16][kWidth (l / 16) + j], B alike, D[4 (l / 16) + i][l %
-  /// 16]. Sums as mmaOp does (f32, in K order).
+  /// The elements of `bits` bits an operand of a matrix instruction packs,
+  /// the first in the low bits (a vector of them, or integers packing
+  /// them).
+  static SmallVector<uint64_t> packedElements(const Bits &value,
+                                              unsigned bits) {
+    SmallVector<uint64_t> elements;
+    for (const APInt &part : value)
+      for (unsigned at = 0; at < part.getBitWidth(); at += bits)
+        elements.push_back(part.extractBitsAsZExtValue(bits, at));
+    return elements;
+  }
+
+  /// D = A (m x k) * B (k x n) + C, row-major, as values (exact in a
+  /// double), summed as mmaOp does: f32 in K order, or exactly and wrapped
+  /// to i32 for `integer`.
+  static APInt matrixSum(const std::vector<double> &a,
+                         const std::vector<double> &b,
+                         const std::vector<double> &c, unsigned k, unsigned n,
+                         unsigned row, unsigned col, bool integer) {
+    if (integer) {
+      double sum = c[row * n + col];
+      for (unsigned j = 0; j < k; ++j)
+        sum += a[row * k + j] * b[j * n + col];
+      return APInt(32, uint32_t(int64_t(sum)));
+    }
+    auto sum = float(c[row * n + col]);
+    for (unsigned j = 0; j < k; ++j)
+      sum += float(a[row * k + j] * b[j * n + col]);
+    return APFloat(sum).bitcastToAPInt();
+  }
+
+  /// llvm.amdgcn.mfma.{f32,i32}.<M>x<M>x<K><type>(a, b, c, cbsz, abid,
+  /// blgp) on a 64-lane wave, <type> f16, bf16 or i8 (with a dot before it
+  /// from CDNA3 on, "bf16.1k" in CDNA2's forms), as the CDNA ISA lays its
+  /// operands out (kWidth = K * M / 64 elements of A and B a lane, packed
+  /// as the intrinsic takes them): for M = 32, lane l gives A[l % 32][kWidth
+  /// (l / 32) + j], B[kWidth (l / 32) + j][l % 32], and holds D[8 (i / 4) +
+  /// 4 (l / 32) + i % 4][l % 32] in register i; for M = 16, A[l % 16][kWidth
+  /// (l / 16) + j], B alike, D[4 (l / 16) + i][l % 16].
   Expected<SmallVector<Bits>> mfmaOp(MutableArrayRef<Lane> warp,
                                      const CallInst &call, StringRef name) {
-    StringRef form = name.drop_front(strlen("llvm.amdgcn.mfma.f32."));
+    StringRef form = name.drop_front(strlen("llvm.amdgcn.mfma."));
+    bool integer = form.consume_front("i32.");
+    bool known = integer || form.consume_front("f32.");
     unsigned m = 0, n = 0, k = 0;
-    StringRef type;
-    bool parsed = !form.consumeInteger(10, m) && form.consume_front("x") &&
-                  !form.consumeInteger(10, n) && form.consume_front("x") &&
-                  !form.consumeInteger(10, k);
+    known = known && !form.consumeInteger(10, m) && form.consume_front("x") &&
+            !form.consumeInteger(10, n) && form.consume_front("x") &&
+            !form.consumeInteger(10, k);
     form.consume_front(".");
-    if (form == "f16" || form == "bf16" || form == "bf16.1k")
-      type = form.take_front(form.starts_with("bf16") ? 4 : 3);
-    if (!parsed || type.empty() || m != n || (m != 32 && m != 16) ||
-        call.arg_size() != 6)
+    StringRef type = form == "bf16.1k" ? "bf16" : form;
+    if (!known || m != n || (m != 32 && m != 16) || call.arg_size() != 6 ||
+        (integer ? type != "i8" : type != "f16" && type != "bf16"))
       return fail(warp.front(), call, "an mfma the simulator does not know");
     if (warp.size() != 64)
       return fail(warp.front(), call, "an mfma in a wave not of 64 lanes");
     unsigned kWidth = k * m / 64, results = m * m / 64;
+    StringRef elementType = integer ? "s8" : type;
     auto row = [&](unsigned lane, unsigned i) {
       return m == 32 ? 8 * (i / 4) + 4 * (lane / 32) + i % 4
                      : 4 * (lane / 16) + i;
     };
     std::vector<double> a(m * k), b(k * m), c(m * m);
     for (auto [id, lane] : llvm::enumerate(warp)) {
-      Bits x = value(lane, call.getArgOperand(0));
-      Bits y = value(lane, call.getArgOperand(1));
+      SmallVector<uint64_t> x = packedElements(
+          value(lane, call.getArgOperand(0)), typeBits(elementType));
+      SmallVector<uint64_t> y = packedElements(
+          value(lane, call.getArgOperand(1)), typeBits(elementType));
       Bits z = value(lane, call.getArgOperand(2));
       if (x.size() != kWidth || y.size() != kWidth || z.size() != results)
         return fail(lane, call, "mfma operands of the wrong size in");
       unsigned outer = id % m, k0 = kWidth * (id / m);
       for (unsigned j = 0; j < kWidth; ++j) {
-        a[outer * k + k0 + j] = decode(type, x[j].getZExtValue());
-        b[(k0 + j) * m + outer] = decode(type, y[j].getZExtValue());
+        a[outer * k + k0 + j] = decode(elementType, x[j]);
+        b[(k0 + j) * m + outer] = decode(elementType, y[j]);
       }
       for (unsigned i = 0; i < results; ++i)
-        c[row(id, i) * m + outer] = decode("f32", z[i].getZExtValue());
+        c[row(id, i) * m + outer] =
+            decode(integer ? "s32" : "f32", z[i].getZExtValue());
     }
     SmallVector<Bits> out(64);
     for (unsigned lane = 0; lane < 64; ++lane)
-      for (unsigned i = 0; i < results; ++i) {
-        unsigned r = row(lane, i), col = lane % m;
-        auto sum = float(c[r * m + col]);
-        for (unsigned j = 0; j < k; ++j)
-          sum += float(a[r * k + j] * b[j * m + col]);
-        out[lane].push_back(APFloat(sum).bitcastToAPInt());
-      }
+      for (unsigned i = 0; i < results; ++i)
+        out[lane].push_back(
+            matrixSum(a, b, c, k, m, row(lane, i), lane % m, integer));
     return out;
   }
 
-  /// llvm.amdgcn.wmma.f32.16x16x16.{f16,bf16}(a, b, c) on a 32-lane wave,
-  /// as the RDNA ISAs lay its operands out: with 16 elements of A and B a
-  /// lane (gfx11), lane l gives A[l % 16][j] and B[j][l % 16], lanes 16-31
-  /// the same as lanes 0-15 (a difference fails), and holds D[2 v + l /
-  /// 16][l % 16] in register v; with 8 (gfx12), A[l % 16][8 (l / 16) + j],
-  /// B alike, D[8 (l / 16) + v][l % 16]. Sums as mmaOp does.
+  /// llvm.amdgcn.wmma.f32.16x16x16.{f16,bf16}(a, b, c) and
+  /// llvm.amdgcn.wmma.i32.16x16x16.iu8(a signed, a, b signed, b, c, clamp)
+  /// on a 32-lane wave, as the RDNA ISAs lay its operands out: with 16
+  /// elements of A and B a lane (gfx11), lane l gives A[l % 16][j] and
+  /// B[j][l % 16], lanes 16-31 the same as lanes 0-15 (a difference fails),
+  /// and holds D[2 v + l / 16][l % 16] in register v; with 8 (gfx12), A[l %
+  /// 16][8 (l / 16) + j], B alike, D[8 (l / 16) + v][l % 16]. Only signed
+  /// int8 without clamping is known.
   Expected<SmallVector<Bits>> wmmaOp(MutableArrayRef<Lane> warp,
                                      const CallInst &call, StringRef name) {
     StringRef type;
-    if (name.consume_front("llvm.amdgcn.wmma.f32.16x16x16."))
+    bool integer = name.starts_with("llvm.amdgcn.wmma.i32.16x16x16.iu8.");
+    if (integer)
+      type = "s8";
+    else if (name.consume_front("llvm.amdgcn.wmma.f32.16x16x16."))
       type = name.starts_with("f16.")    ? "f16"
              : name.starts_with("bf16.") ? "bf16"
                                          : "";
-    if (type.empty() || call.arg_size() != 3)
+    unsigned operands = integer ? 6 : 3;
+    if (type.empty() || call.arg_size() != operands)
       return fail(warp.front(), call, "a wmma the simulator does not know");
     if (warp.size() != 32)
       return fail(warp.front(), call, "a wmma in a wave not of 32 lanes");
-    unsigned kWidth = value(warp.front(), call.getArgOperand(0)).size();
+    unsigned aArg = integer ? 1 : 0, bArg = integer ? 3 : 1,
+             cArg = integer ? 4 : 2;
+    if (integer && (value(warp.front(), call.getArgOperand(0))[0].isZero() ||
+                    value(warp.front(), call.getArgOperand(2))[0].isZero() ||
+                    !value(warp.front(), call.getArgOperand(5))[0].isZero()))
+      return fail(warp.front(), call,
+                  "an unsigned or clamped wmma the simulator does not know");
+    auto operand = [&](Lane &lane, unsigned arg) {
+      return packedElements(value(lane, call.getArgOperand(arg)),
+                            typeBits(type));
+    };
+    unsigned kWidth = operand(warp.front(), aArg).size();
     if (kWidth != 16 && kWidth != 8)
       return fail(warp.front(), call, "wmma operands of the wrong size in");
     bool repeated = kWidth == 16;
@@ -1024,33 +1073,29 @@ private:
     };
     std::vector<double> a(16 * 16), b(16 * 16), c(16 * 16);
     for (auto [id, lane] : llvm::enumerate(warp)) {
-      Bits x = value(lane, call.getArgOperand(0));
-      Bits y = value(lane, call.getArgOperand(1));
-      Bits z = value(lane, call.getArgOperand(2));
+      SmallVector<uint64_t> x = operand(lane, aArg), y = operand(lane, bArg);
+      Bits z = value(lane, call.getArgOperand(cArg));
       if (x.size() != kWidth || y.size() != kWidth || z.size() != 8)
         return fail(lane, call, "wmma operands of the wrong size in");
       if (repeated && id >= 16 &&
-          (x != value(warp[id - 16], call.getArgOperand(0)) ||
-           y != value(warp[id - 16], call.getArgOperand(1))))
+          (x != operand(warp[id - 16], aArg) ||
+           y != operand(warp[id - 16], bArg)))
         return fail(lane, call,
                     "lanes 16-31 not repeating lanes 0-15's operands in");
       unsigned outer = id % 16, k0 = repeated ? 0 : 8 * (id / 16);
       for (unsigned j = 0; j < kWidth; ++j) {
-        a[outer * 16 + k0 + j] = decode(type, x[j].getZExtValue());
-        b[(k0 + j) * 16 + outer] = decode(type, y[j].getZExtValue());
+        a[outer * 16 + k0 + j] = decode(type, x[j]);
+        b[(k0 + j) * 16 + outer] = decode(type, y[j]);
       }
       for (unsigned v = 0; v < 8; ++v)
-        c[row(id, v) * 16 + outer] = decode("f32", z[v].getZExtValue());
+        c[row(id, v) * 16 + outer] =
+            decode(integer ? "s32" : "f32", z[v].getZExtValue());
     }
     SmallVector<Bits> out(32);
     for (unsigned lane = 0; lane < 32; ++lane)
-      for (unsigned v = 0; v < 8; ++v) {
-        unsigned r = row(lane, v), col = lane % 16;
-        auto sum = float(c[r * 16 + col]);
-        for (unsigned j = 0; j < 16; ++j)
-          sum += float(a[r * 16 + j] * b[j * 16 + col]);
-        out[lane].push_back(APFloat(sum).bitcastToAPInt());
-      }
+      for (unsigned v = 0; v < 8; ++v)
+        out[lane].push_back(
+            matrixSum(a, b, c, 16, 16, row(lane, v), lane % 16, integer));
     return out;
   }
 

@@ -442,25 +442,38 @@ std::string describe(const std::map<std::string, unsigned> &calls) {
 /// before sm_89 is multiplied as f16.
 std::string expectedMma(const Matmul &mm) {
   bool fp8 = mm.a == Elem::E4M3 || mm.a == Elem::E5M2;
+  // AMD's matrix cores take fp8 widened to f16.
+  std::string amdType = fp8 ? "f16" : mlirName(mm.a);
   if (llvm::StringRef(mm.target).starts_with("hip:gfx1")) {
-    // WMMA, overloaded on its operands: 16 a lane on gfx11, 8 on gfx12.
-    std::string lanes =
-        llvm::StringRef(mm.target).ends_with("1100") ? "16" : "8";
-    return std::string("llvm.amdgcn.wmma.f32.16x16x16.") + mlirName(mm.a) +
-           ".v8f32.v" + lanes + (mm.a == Elem::F16 ? "f16" : "i16");
+    // WMMA, overloaded on its operands: 16 a lane on gfx11, 8 on gfx12
+    // (int8 packed into i32s).
+    bool gfx11 = llvm::StringRef(mm.target).ends_with("1100");
+    if (mm.a == Elem::I8)
+      return std::string("llvm.amdgcn.wmma.i32.16x16x16.iu8.v8i32.v") +
+             (gfx11 ? "4" : "2") + "i32";
+    return "llvm.amdgcn.wmma.f32.16x16x16." + amdType + ".v8f32.v" +
+           (gfx11 ? "16" : "8") + (amdType == "f16" ? "f16" : "i16");
   }
   if (llvm::StringRef(mm.target).starts_with("hip:")) {
     // 32x32 tiles where M and N allow; gfx950's 8-element forms where K
     // does.
+    // 16-bit types 4 K elements a lane (8 on gfx950 where K allows), int8
+    // 4 on gfx90a, 8 on gfx942, 16 on gfx950 where K allows.
     unsigned tile = mm.m % 32 == 0 && mm.n % 32 == 0 ? 32 : 16;
-    bool wide = llvm::StringRef(mm.target).ends_with("950") &&
-                mm.k % (8 * 64 / tile) == 0;
-    unsigned k = (wide ? 8 : 4) * 64 / tile;
+    llvm::StringRef chip = llvm::StringRef(mm.target).drop_front(4);
+    unsigned kWidth = chip == "gfx950" ? 8 : 4;
+    if (mm.a == Elem::I8)
+      kWidth = chip == "gfx90a" ? 4 : 8;
+    if (chip == "gfx950" && mm.k % (2 * kWidth * 64 / tile) == 0)
+      kWidth *= mm.a == Elem::I8 ? 2 : 1;
+    if (chip == "gfx950" && mm.a != Elem::I8 && mm.k % (kWidth * 64 / tile))
+      kWidth = 4;
     std::string shape = std::to_string(tile) + "x" + std::to_string(tile) +
-                        "x" + std::to_string(k);
-    std::string type = mlirName(mm.a);
-    return "llvm.amdgcn.mfma.f32." + shape +
-           (wide ? "." + type : type + (mm.a == Elem::BF16 ? ".1k" : ""));
+                        "x" + std::to_string(kWidth * 64 / tile);
+    std::string result = mm.a == Elem::I8 ? "i32." : "f32.";
+    return "llvm.amdgcn.mfma." + result + shape +
+           (kWidth == 4 ? amdType + (mm.a == Elem::BF16 ? ".1k" : "")
+                        : "." + amdType);
   }
   if (llvm::StringRef(mm.target).ends_with("90")) {
     auto ptxName = [](Elem type) -> std::string {
@@ -875,8 +888,8 @@ INSTANTIATE_TEST_SUITE_P(AccumulatorsAndBatches, MmaSimulation,
 // Dots on the CUDA cores
 //===----------------------------------------------------------------------===//
 
-/// Dots no matrix unit takes (f32 at full precision on NVIDIA; f32 and
-/// int8 on AMD so far), on 32- and 64-lane targets:
+/// Dots no matrix unit takes (f32 at full precision, on NVIDIA and AMD),
+/// on 32- and 64-lane targets:
 /// multiply-adds on operands read from shared memory a K step at a time
 /// (tile-fma-dots).
 class CudaCoreSimulation : public MmaSimulation {};
@@ -903,19 +916,20 @@ std::vector<Matmul> cudaCoreCases() {
   Matmul f32Cdna{
       "hip:gfx942", Elem::F32, Elem::F32, Elem::F32, Precision::Default, 0,
       64,           64,        32,        4};
-  Matmul i8{"hip:gfx942", Elem::I8, Elem::I8, Elem::I32, Precision::Default, 0,
-            32,           64,       32,       2};
-  i8.bByColumns = i8.masked = i8.loadC = true;
-  Matmul i8Rdna{"hip:gfx1100",
-                Elem::I8,
-                Elem::I8,
-                Elem::I32,
-                Precision::Default,
-                0,
-                32,
-                64,
-                16,
-                2};
+  Matmul f32Edges64{
+      "hip:gfx942", Elem::F32, Elem::F32, Elem::F32, Precision::Default, 0,
+      32,           64,        32,        2};
+  f32Edges64.bByColumns = f32Edges64.masked = f32Edges64.loadC = true;
+  Matmul f32Rdna{"hip:gfx1100",
+                 Elem::F32,
+                 Elem::F32,
+                 Elem::F32,
+                 Precision::Default,
+                 0,
+                 32,
+                 64,
+                 16,
+                 2};
   Matmul small{"hip:gfx1100",
                Elem::F32,
                Elem::F32,
@@ -927,7 +941,7 @@ std::vector<Matmul> cudaCoreCases() {
                16,
                1};
   small.masked = true;
-  return {f32, f32Edges, f32Cdna, i8, i8Rdna, small};
+  return {f32, f32Edges, f32Cdna, f32Edges64, f32Rdna, small};
 }
 
 /// f16 and bf16 on AMD's matrix cores (gfx90a, gfx942, gfx950): 32x32 and
@@ -952,6 +966,18 @@ std::vector<Matmul> mfmaCases() {
   narrowK.bByColumns = true;
   cases.push_back(edges);
   cases.push_back(narrowK);
+  // fp8 widened to f16.
+  cases.push_back({"hip:gfx942", Elem::E4M3, Elem::E5M2, Elem::F32,
+                   Precision::Default, 0, 32, 32, 32, 1});
+  // int8 into i32 that wraps: 4, 8 and 16 K elements a lane.
+  for (const char *target : {"hip:gfx90a", "hip:gfx942", "hip:gfx950"}) {
+    Matmul i8{target, Elem::I8, Elem::I8, Elem::I32, Precision::Default,
+              0,      32,       64,       64,        2};
+    i8.loadC = true;
+    cases.push_back(i8);
+  }
+  cases.push_back({"hip:gfx942", Elem::I8, Elem::I8, Elem::I32,
+                   Precision::Default, 0, 16, 16, 32, 1});
   return cases;
 }
 
@@ -982,6 +1008,14 @@ std::vector<Matmul> wmmaCases() {
                2};
   edges.aByColumns = edges.bByColumns = edges.masked = edges.loadC = true;
   cases.push_back(edges);
+  cases.push_back({"hip:gfx1200", Elem::E5M2, Elem::E5M2, Elem::F32,
+                   Precision::Default, 0, 32, 32, 32, 2});
+  for (const char *target : {"hip:gfx1100", "hip:gfx1200"}) {
+    Matmul i8{target, Elem::I8, Elem::I8, Elem::I32, Precision::Default,
+              0,      32,       32,       32,        2};
+    i8.loadC = i8.bByColumns = true;
+    cases.push_back(i8);
+  }
   return cases;
 }
 

@@ -63,22 +63,36 @@ func.func @bf16_16(%x: tensor<16x32xbf16>, %y: tensor<32x64xbf16>, %c: tensor<16
 
 // -----
 
-// What no MFMA takes stays on the CUDA cores: f32 operands, int8 (not yet),
+// int8 into i32: gfx942's 32x32x16 (8 K elements a lane, packed into an
+// i64), gfx12's signed iu8 (8 a lane, two i32s).
+// CHECK-LABEL: func.func @int8
+// CHECK: tile.dot {{.*}} : tensor<32x32xi8, #{{.*}}> * tensor<32x32xi8, #{{.*}}> -> tensor<32x32xi32, #mfma>
+// LLVM-LABEL: llvm.func @int8
+// LLVM: llvm.call_intrinsic "llvm.amdgcn.mfma.i32.32x32x16.i8"({{.*}}) : (i64, i64, vector<16xi32>, i32, i32, i32) -> vector<16xi32>
+// GFX12-LABEL: llvm.func @int8
+// GFX12: llvm.call_intrinsic "llvm.amdgcn.wmma.i32.16x16x16.iu8.v8i32.v2i32"({{.*}}) : (i1, vector<2xi32>, i1, vector<2xi32>, vector<8xi32>, i1) -> vector<8xi32>
+func.func @int8(%i: tensor<32x32xi8>, %pi: tensor<32x32x!tile.ptr<i32>>) {
+  %zi = arith.constant dense<0> : tensor<32x32xi32>
+  %d = tile.dot %i, %i, %zi : tensor<32x32xi8> * tensor<32x32xi8> -> tensor<32x32xi32>
+  tile.store %pi, %d : tensor<32x32x!tile.ptr<i32>>
+  return
+}
+
+// -----
+
+// What no matrix instruction takes stays on the CUDA cores: f32 operands,
 // a K that is no multiple of the instruction's, shapes under 16.
 // CHECK-LABEL: func.func @cuda_cores
 // CHECK-NOT: #mfma
 // CHECK: return
-func.func @cuda_cores(%f: tensor<32x32xf32>, %i: tensor<32x32xi8>, %h: tensor<32x4xf16>, %g: tensor<4x32xf16>, %s: tensor<8x16xf16>, %t: tensor<16x8xf16>,
-                      %pf: tensor<32x32x!tile.ptr<f32>>, %pi: tensor<32x32x!tile.ptr<i32>>, %ps: tensor<8x8x!tile.ptr<f32>>) {
+func.func @cuda_cores(%f: tensor<32x32xf32>, %h: tensor<32x4xf16>, %g: tensor<4x32xf16>, %s: tensor<8x16xf16>, %t: tensor<16x8xf16>,
+                      %pf: tensor<32x32x!tile.ptr<f32>>, %ps: tensor<8x8x!tile.ptr<f32>>) {
   %zf = arith.constant dense<0.0> : tensor<32x32xf32>
-  %zi = arith.constant dense<0> : tensor<32x32xi32>
   %zs = arith.constant dense<0.0> : tensor<8x8xf32>
   %d0 = tile.dot %f, %f, %zf : tensor<32x32xf32> * tensor<32x32xf32> -> tensor<32x32xf32>
-  %d1 = tile.dot %i, %i, %zi : tensor<32x32xi8> * tensor<32x32xi8> -> tensor<32x32xi32>
   %d2 = tile.dot %h, %g, %d0 : tensor<32x4xf16> * tensor<4x32xf16> -> tensor<32x32xf32>
   %d3 = tile.dot %s, %t, %zs : tensor<8x16xf16> * tensor<16x8xf16> -> tensor<8x8xf32>
   tile.store %pf, %d2 : tensor<32x32x!tile.ptr<f32>>
-  tile.store %pi, %d1 : tensor<32x32x!tile.ptr<i32>>
   tile.store %ps, %d3 : tensor<8x8x!tile.ptr<f32>>
   return
 }
