@@ -30,6 +30,13 @@ char MissingAssemblerError::ID;
 void MissingAssemblerError::log(llvm::raw_ostream &os) const { os << text; }
 
 llvm::Error mlir::tile::verifyOptions(const CompileOptions &options) {
+  if (options.matrixInstrNonKDim != 0 && options.matrixInstrNonKDim != 16 &&
+      options.matrixInstrNonKDim != 32)
+    return targetError("matrix_instr_nonkdim must be 0, 16 or 32, got " +
+                       llvm::Twine(options.matrixInstrNonKDim));
+  if (options.kpack != 1 && options.kpack != 2)
+    return targetError("kpack must be 1 or 2, got " +
+                       llvm::Twine(options.kpack));
   return verifyNumWarps(options.numWarps);
 }
 

@@ -20,6 +20,12 @@ struct CompileOptions {
   /// AMD: wavefronts per execution unit the compiler aims for (0: its own
   /// choice).
   unsigned wavesPerEU = 0;
+  /// AMD: the M (= N) of the matrix instructions dots take, 16 or 32 (0:
+  /// the larger the dot allows), as Triton's matrix_instr_nonkdim.
+  unsigned matrixInstrNonKDim = 0;
+  /// AMD: Triton's kpack (1 or 2), which groups K for wider shared-memory
+  /// reads; accepted, with no effect on the code yet.
+  unsigned kpack = 1;
   /// The most registers a thread may use (0: the compiler's choice), where
   /// the target can be told (NVIDIA's .maxnreg); accepted elsewhere.
   unsigned maxRegisters = 0;

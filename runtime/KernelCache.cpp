@@ -185,7 +185,9 @@ std::string KernelCache::key(const std::string &tileIR,
       std::to_string(options.debug) + "," + std::to_string(options.wavesPerEU) +
       "," + std::to_string(options.bulkCopies) + "," +
       std::to_string(options.maxRegisters) + "," +
-      std::to_string(options.mmaV3));
+      std::to_string(options.mmaV3) + "," +
+      std::to_string(options.matrixInstrNonKDim) + "," +
+      std::to_string(options.kpack));
   // The assembler chosen by the environment changes the binary.
   const char *assembler = std::getenv("TESSERA_ASSEMBLER");
   add(assembler ? assembler : "");

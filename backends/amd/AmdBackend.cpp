@@ -179,7 +179,7 @@ public:
     const Chip &chip = chipOf(target);
     auto addMatrixUnitPasses = [&](mlir::OpPassManager &pm) {
       pm.addPass(mlir::tile::createTileAmdAssignMatrixCoresPass(
-          {chip.mfmaVersion, chip.wmmaVersion}));
+          {chip.mfmaVersion, chip.wmmaVersion, options.matrixInstrNonKDim}));
     };
     stage.addMatrixUnitPasses = addMatrixUnitPasses;
     if (mlir::failed(runLayoutStage(llvm::cast<mlir::ModuleOp>(module), stage)))

@@ -24,9 +24,11 @@ struct Instruction {
 };
 
 /// The MFMA instruction of `version` for a dot of `shape` x `k` with
-/// operands of `bits` (16, or 8 for int8); none where none divides it.
+/// operands of `bits` (16, or 8 for int8), of tile `nonKDim` (16 or 32; 0:
+/// the larger that fits); none where none divides it.
 std::optional<Instruction> chooseMfma(unsigned version, ArrayRef<int64_t> shape,
-                                      int64_t k, unsigned bits) {
+                                      int64_t k, unsigned bits,
+                                      unsigned nonKDim) {
   // K elements a lane, the widest first: 16-bit types 4 (8 on version 4);
   // int8 4, 8 from version 3 (16 on version 4).
   SmallVector<unsigned> kWidths;
@@ -38,7 +40,7 @@ std::optional<Instruction> chooseMfma(unsigned version, ArrayRef<int64_t> shape,
               : version == 3 ? SmallVector<unsigned>{8}
                              : SmallVector<unsigned>{4};
   for (unsigned tile : {32u, 16u}) {
-    if (shape[0] % tile || shape[1] % tile)
+    if (shape[0] % tile || shape[1] % tile || (nonKDim && tile != nonKDim))
       continue;
     for (unsigned kWidth : kWidths)
       if (k % (kWidth * 64 / tile) == 0)
@@ -85,6 +87,10 @@ struct TileAmdAssignMatrixCoresPass
     if (wmmaVersion > 2)
       return fail("wmma-version must be 1 or 2 (0: none), got " +
                   Twine(wmmaVersion));
+    if (matrixInstrNonKDim != 0 && matrixInstrNonKDim != 16 &&
+        matrixInstrNonKDim != 32)
+      return fail("matrix-instr-nonkdim must be 0, 16 or 32, got " +
+                  Twine(matrixInstrNonKDim));
     auto numWarps = module->getAttrOfType<IntegerAttr>("tile.num_warps");
     auto warpSize = module->getAttrOfType<IntegerAttr>("tile.warp_size");
     if (!numWarps || !warpSize)
@@ -117,7 +123,8 @@ struct TileAmdAssignMatrixCoresPass
     Attribute layout;
     unsigned kWidth;
     if (mfmaVersion) {
-      std::optional<Instruction> mfma = chooseMfma(mfmaVersion, shape, k, bits);
+      std::optional<Instruction> mfma =
+          chooseMfma(mfmaVersion, shape, k, bits, matrixInstrNonKDim);
       if (!mfma)
         return;
       kWidth = mfma->kWidth;

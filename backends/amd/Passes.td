@@ -19,7 +19,8 @@ def TileAmdAssignMatrixCoresPass
     dots accumulate in f32 (a narrower result is widened around it):
 
     - MFMA: 32x32 tiles where M and N are multiples of 32, else 16x16
-      where they are multiples of 16; K elements a lane gives an
+      where they are multiples of 16 (only those of `matrix-instr-nonkdim`
+      where it is not 0); K elements a lane gives an
       instruction (`kWidth`), the widest K allows: 16-bit types 8 on
       version 4 (32x32x16, 16x16x32), else 4 (32x32x8, 16x16x16); int8 16
       on version 4 (32x32x32, 16x16x64), 8 from version 3 (32x32x16,
@@ -37,6 +38,10 @@ def TileAmdAssignMatrixCoresPass
            "CDNA's matrix cores (2: gfx90a, 3: gfx942, 4: gfx950; 0: none)">,
     Option<"wmmaVersion", "wmma-version", "unsigned", /*default=*/"0",
            "RDNA's matrix cores (1: gfx11, 2: gfx12; 0: none)">,
+    Option<"matrixInstrNonKDim", "matrix-instr-nonkdim", "unsigned",
+           /*default=*/"0",
+           "MFMA's tile (16 or 32; 0: the larger that fits), as Triton's "
+           "matrix_instr_nonkdim; WMMA's is 16">,
   ];
   let dependentDialects = ["::mlir::tile::amd::TileAmdDialect",
                            "::mlir::arith::ArithDialect"];

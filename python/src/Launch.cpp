@@ -248,14 +248,16 @@ private:
     PyObject *values[kMaxArguments] = {};
     for (size_t i = 0; i < given; ++i)
       values[i] = PyTuple_GET_ITEM(args, i);
-    long options[kOptions] = {4, 3, 1, 0, 1, 0, 0};
+    long options[kOptions] = {4, 3, 1, 0, 1, 0, 0, 0, 1};
     static const char *optionNames[kOptions] = {"num_warps",
                                                 "num_stages",
                                                 "num_ctas",
                                                 "waves_per_eu",
                                                 "enable_fp_fusion",
                                                 "maxnreg",
-                                                "launch_cooperative_grid"};
+                                                "launch_cooperative_grid",
+                                                "matrix_instr_nonkdim",
+                                                "kpack"};
     PyObject *name, *value;
     for (Py_ssize_t pos = 0;
          kwargs && PyDict_Next(kwargs, &pos, &name, &value);) {
@@ -309,7 +311,7 @@ private:
   static constexpr size_t kMaxArguments = 64;
   /// Launch options: num_warps, num_stages, num_ctas, waves_per_eu,
   /// enable_fp_fusion, maxnreg, launch_cooperative_grid.
-  static constexpr int kOptions = 7;
+  static constexpr int kOptions = 9;
 
   bool addArgument(PyObject *value, Role role, Call &call) {
     std::string &key = call.key;

@@ -33,8 +33,11 @@ namespace {
 CompileOptions optionsOf(unsigned numWarps, unsigned numStages,
                          bool enableFpFusion, bool debug, unsigned wavesPerEU,
                          bool bulkCopies = true, unsigned maxRegisters = 0,
-                         bool mmaV3 = true) {
+                         bool mmaV3 = true, unsigned matrixInstrNonKDim = 0,
+                         unsigned kpack = 1) {
   CompileOptions options;
+  options.matrixInstrNonKDim = matrixInstrNonKDim;
+  options.kpack = kpack;
   options.mmaV3 = mmaV3;
   options.maxRegisters = maxRegisters;
   options.bulkCopies = bulkCopies;
@@ -73,16 +76,18 @@ PYBIND11_MODULE(_tessera, m) {
       "compile",
       [](const std::string &tileIR, const std::string &target,
          unsigned numWarps, unsigned numStages, bool enableFpFusion, bool debug,
-         unsigned wavesPerEU, unsigned maxRegisters, bool mmaV3) {
+         unsigned wavesPerEU, unsigned maxRegisters, bool mmaV3,
+         unsigned matrixInstrNonKDim, unsigned kpack) {
         return mlir::tile::compileKernel(
             tileIR, target,
             optionsOf(numWarps, numStages, enableFpFusion, debug, wavesPerEU,
-                      true, maxRegisters, mmaV3));
+                      true, maxRegisters, mmaV3, matrixInstrNonKDim, kpack));
       },
       py::arg("tile_ir"), py::arg("target"), py::arg("num_warps") = 4,
       py::arg("num_stages") = 3, py::arg("enable_fp_fusion") = true,
       py::arg("debug") = false, py::arg("waves_per_eu") = 0,
       py::arg("maxnreg") = 0, py::arg("mma_v3") = true,
+      py::arg("matrix_instr_nonkdim") = 0, py::arg("kpack") = 1,
       py::call_guard<py::gil_scoped_release>(),
       "Compiles one kernel's tile IR for a target (\"cuda:90\", ...).");
   m.def(
@@ -142,10 +147,10 @@ PYBIND11_MODULE(_tessera, m) {
       [](const std::string &tileIR, const std::string &target,
          unsigned numWarps, unsigned numStages, bool enableFpFusion, bool debug,
          unsigned wavesPerEU, bool bulkCopies, unsigned maxRegisters,
-         bool mmaV3) {
-        CompileOptions options =
-            optionsOf(numWarps, numStages, enableFpFusion, debug, wavesPerEU,
-                      bulkCopies, maxRegisters, mmaV3);
+         bool mmaV3, unsigned matrixInstrNonKDim, unsigned kpack) {
+        CompileOptions options = optionsOf(
+            numWarps, numStages, enableFpFusion, debug, wavesPerEU, bulkCopies,
+            maxRegisters, mmaV3, matrixInstrNonKDim, kpack);
         std::optional<mlir::tile::KernelCache> cache =
             mlir::tile::KernelCache::fromEnvironment();
         if (!cache)
@@ -160,7 +165,8 @@ PYBIND11_MODULE(_tessera, m) {
       py::arg("num_stages") = 3, py::arg("enable_fp_fusion") = true,
       py::arg("debug") = false, py::arg("waves_per_eu") = 0,
       py::arg("bulk_copies") = true, py::arg("maxnreg") = 0,
-      py::arg("mma_v3") = true, py::call_guard<py::gil_scoped_release>(),
+      py::arg("mma_v3") = true, py::arg("matrix_instr_nonkdim") = 0,
+      py::arg("kpack") = 1, py::call_guard<py::gil_scoped_release>(),
       "compile through the on-disk cache (TESSERA_CACHE_DIR, else "
       "~/.cache/tessera): (binary, note), the note \"hit\", \"stored\", "
       "\"off\", \"no binary\" (no assembler here; not stored) or what went "

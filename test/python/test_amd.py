@@ -250,3 +250,36 @@ def test_attention_runs_on_the_matrix_cores(target, instruction):
     dots = re.findall(r"= tile\.dot .*", kernel.asm["tile-layout"])
     assert len(dots) == 2 and all(re.search(r"-> tensor<\S+, #(mfma|wmma)", d) for d in dots)
     assert instruction in kernel.asm["amdgcn"]
+
+
+def test_matrix_instr_nonkdim_picks_the_instruction():
+    sig = {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32"}
+    for nonkdim, instruction in ((0, "v_mfma_f32_32x32x8_f16"), (32, "v_mfma_f32_32x32x8_f16"),
+                                 (16, "v_mfma_f32_16x16x16_f16")):
+        kernel = tessera.compile(tile_matmul_kernel, sig, "hip:gfx942",
+                                 constexprs={"M": 64, "N": 64, "K": 64},
+                                 matrix_instr_nonkdim=nonkdim, kpack=2)
+        assert instruction in kernel.asm["amdgcn"]
+    with pytest.raises(ValueError, match="matrix_instr_nonkdim must be 0, 16 or 32, got 8"):
+        tessera.compile(tile_matmul_kernel, sig, "hip:gfx942",
+                        constexprs={"M": 64, "N": 64, "K": 64}, matrix_instr_nonkdim=8)
+    with pytest.raises(ValueError, match="kpack must be 1 or 2, got 3"):
+        tessera.compile(tile_matmul_kernel, sig, "hip:gfx942",
+                        constexprs={"M": 64, "N": 64, "K": 64}, kpack=3)
+
+
+def test_amd_options_are_launch_options_and_config_options(device, rng):
+    if device != "interpreter":
+        pytest.skip("the options' effect is checked on the AMD code above")
+    a = rng.standard_normal((32, 32)).astype(np.float32)
+    c = np.zeros((32, 32), np.float32)
+    tile_matmul_kernel[(1,)](a, a, c, M=32, N=32, K=32, matrix_instr_nonkdim=16, kpack=2)
+    np.testing.assert_allclose(c, a @ a, rtol=1e-4, atol=1e-4)
+    # As Triton's AMD configs give them: in the kwargs or as options.
+    configs = [tessera.Config({"M": 32, "N": 32, "K": 32, "matrix_instr_nonkdim": 16}),
+               tessera.Config({"M": 32, "N": 32, "K": 32}, kpack=2, matrix_instr_nonkdim=32)]
+    assert "matrix_instr_nonkdim: 32" in str(configs[1]) and "kpack: 2" in str(configs[1])
+    tuned = tessera.autotune(configs, key=[])(tile_matmul_kernel)
+    c[:] = 0
+    tuned[(1,)](a, a, c)
+    np.testing.assert_allclose(c, a @ a, rtol=1e-4, atol=1e-4)

@@ -11,7 +11,8 @@ each config's time and the winner; tuning that takes long prints its
 progress.
 
 A config holds portable knobs (its kwargs, num_warps, num_stages) and
-vendor ones (waves_per_eu); each backend maps them to its chip
+vendor ones (AMD's waves_per_eu, matrix_instr_nonkdim, kpack); each backend
+maps them to its chip
 (`_tessera.options_for_target`), and configs that compile alike there are
 timed once, so one list serves NVIDIA and AMD.
 """
@@ -33,20 +34,20 @@ from ..language.core import CompilationError
 from . import gpu
 from .jit import JITFunction
 
-# Launch options a config passes to the kernel; the other vendor knobs of
-# Triton's configs (matrix_instr_nonkdim, kpack) are accepted and have no
-# effect here.
-_LAUNCH_OPTIONS = ("num_warps", "num_stages", "waves_per_eu")
-_IGNORED_OPTIONS = ("matrix_instr_nonkdim", "kpack", "num_ctas")
+# Launch options a config passes to the kernel besides num_warps and
+# num_stages: AMD's (launch options of the kernel too).
+_VENDOR_OPTIONS = {"waves_per_eu": 0, "matrix_instr_nonkdim": 0, "kpack": 1}
+_IGNORED_OPTIONS = ("num_ctas",)
 
 
 class Config:
     """One point of the tuning space: meta-parameters (`kwargs`), warps per
-    program, pipelining depth, and vendor options (waves_per_eu for AMD)."""
+    program, pipelining depth, and vendor options (AMD's waves_per_eu,
+    matrix_instr_nonkdim, kpack)."""
 
     def __init__(self, kwargs, num_warps=4, num_stages=3, num_ctas=1, maxnreg=None,
                  pre_hook=None, **options):
-        unknown = set(options) - set(_LAUNCH_OPTIONS) - set(_IGNORED_OPTIONS)
+        unknown = set(options) - set(_VENDOR_OPTIONS) - set(_IGNORED_OPTIONS)
         if unknown:
             raise TypeError(f"Config: unknown option {', '.join(sorted(unknown))}")
         self.kwargs = dict(kwargs)
@@ -55,14 +56,23 @@ class Config:
         self.num_ctas = num_ctas
         self.maxnreg = maxnreg
         self.pre_hook = pre_hook
-        self.waves_per_eu = options.pop("waves_per_eu", 0)
+        # The vendor options given, with their defaults for the others.
+        self.vendor_options = {name: options.pop(name, default)
+                               for name, default in _VENDOR_OPTIONS.items()}
         self.options = options
+
+    @property
+    def waves_per_eu(self):
+        return self.vendor_options["waves_per_eu"]
+
+    def _changed_vendor_options(self):
+        return {name: value for name, value in self.vendor_options.items()
+                if value != _VENDOR_OPTIONS[name]}
 
     def all_kwargs(self):
         """What a launch with this config passes to the kernel."""
         launch = {"num_warps": self.num_warps, "num_stages": self.num_stages}
-        if self.waves_per_eu:
-            launch["waves_per_eu"] = self.waves_per_eu
+        launch.update(self._changed_vendor_options())
         if self.maxnreg is not None:
             launch["maxnreg"] = self.maxnreg
         return {**self.kwargs, **launch}
@@ -72,15 +82,14 @@ class Config:
         JSON cannot hold are stored by their repr)."""
         return json.loads(json.dumps(
             {"kwargs": self.kwargs, "num_warps": self.num_warps,
-             "num_stages": self.num_stages, "waves_per_eu": self.waves_per_eu,
+             "num_stages": self.num_stages, **self.vendor_options,
              "maxnreg": self.maxnreg},
             default=repr))
 
     def __str__(self):
         parts = [f"{k}: {v}" for k, v in self.kwargs.items()]
         parts += [f"num_warps: {self.num_warps}", f"num_stages: {self.num_stages}"]
-        if self.waves_per_eu:
-            parts.append(f"waves_per_eu: {self.waves_per_eu}")
+        parts += [f"{k}: {v}" for k, v in self._changed_vendor_options().items()]
         if self.maxnreg is not None:
             parts.append(f"maxnreg: {self.maxnreg}")
         return ", ".join(parts)
@@ -323,7 +332,8 @@ class Autotuner(KernelInterface):
             options = _tessera.options_for_target(target, config.num_warps, config.num_stages,
                                                   config.waves_per_eu)
             identity = (json.dumps(config.kwargs, sort_keys=True, default=repr), options,
-                        config.maxnreg)
+                        config.maxnreg, config.vendor_options["matrix_instr_nonkdim"],
+                        config.vendor_options["kpack"])
             if identity not in seen:
                 seen.add(identity)
                 kept.append(config)

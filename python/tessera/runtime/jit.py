@@ -323,7 +323,8 @@ class CompiledKernel:
                     enable_fp_fusion=bool(options["enable_fp_fusion"]),
                     debug=bool(self._debug), waves_per_eu=options["waves_per_eu"],
                     bulk_copies=bulk_copies, maxnreg=options["maxnreg"] or 0,
-                    mma_v3=mma_v3)
+                    mma_v3=mma_v3, matrix_instr_nonkdim=options["matrix_instr_nonkdim"],
+                    kpack=options["kpack"])
             except _tessera.StageError as e:
                 raise CompilationError(f"{self.name}: {e}") from None
             if note not in ("hit", "stored", "off", "no binary"):
@@ -637,10 +638,13 @@ class JITFunction:
     # hint (wavefronts per execution unit, 0 the compiler's choice),
     # enable_fp_fusion lets a*b+c become one fma, maxnreg caps the registers
     # of a thread (NVIDIA; accepted elsewhere), launch_cooperative_grid
-    # launches with every program resident at once.
+    # launches with every program resident at once; matrix_instr_nonkdim
+    # picks AMD's 16x16 or 32x32 matrix instructions (0: the larger that
+    # fits), kpack (1 or 2) is accepted as Triton's AMD option.
     _OPTIONS = (("num_warps", 4), ("num_stages", 3), ("waves_per_eu", 0),
                 ("enable_fp_fusion", True), ("maxnreg", None),
-                ("launch_cooperative_grid", False))
+                ("launch_cooperative_grid", False), ("matrix_instr_nonkdim", 0),
+                ("kpack", 1))
 
     def _bind_launch(self, args, kwargs):
         """A launch's arguments, and its options (a dict in _OPTIONS' order).
@@ -877,6 +881,11 @@ def _checked_options(kernel_name, options):
         if not isinstance(options[name], numbers.Integral) or not 0 <= options[name] < 2**31:
             raise ValueError(f"{kernel_name}: {name} must be an integer from 0 to 2**31 - 1, "
                              f"got {options[name]!r}")
+    if options["matrix_instr_nonkdim"] not in (0, 16, 32):
+        raise ValueError(f"{kernel_name}: matrix_instr_nonkdim must be 0, 16 or 32, "
+                         f"got {options['matrix_instr_nonkdim']!r}")
+    if options["kpack"] not in (1, 2):
+        raise ValueError(f"{kernel_name}: kpack must be 1 or 2, got {options['kpack']!r}")
     for name in ("enable_fp_fusion", "launch_cooperative_grid"):
         if not isinstance(options[name], (bool, numbers.Integral)):
             raise TypeError(f"{kernel_name}: {name} must be True or False, "
@@ -910,7 +919,8 @@ def _signature_type(kernel, name, text):
 
 
 def compile(kernel, signature, target, constexprs=None, num_warps=4, num_stages=3,
-            waves_per_eu=0, enable_fp_fusion=None, maxnreg=None):
+            waves_per_eu=0, enable_fp_fusion=None, maxnreg=None, matrix_instr_nonkdim=0,
+            kpack=1):
     """Compiles `kernel` (a @jit function) ahead of time, with no GPU needed:
     `signature` gives each runtime argument's type ("*fp32", "i32", "fp16",
     Triton's names; "*fp32:16" for a 16-byte aligned address), `constexprs`
@@ -943,6 +953,7 @@ def compile(kernel, signature, target, constexprs=None, num_warps=4, num_stages=
         raise TypeError(f"{kernel.__name__} has no argument {', '.join(sorted(unknown))}")
     options = dict(JITFunction._OPTIONS, num_warps=num_warps, num_stages=num_stages,
                    waves_per_eu=waves_per_eu, maxnreg=maxnreg,
+                   matrix_instr_nonkdim=matrix_instr_nonkdim, kpack=kpack,
                    enable_fp_fusion=knobs.language.default_fp_fusion
                    if enable_fp_fusion is None else enable_fp_fusion)
     compiled, _ = kernel._compile(arg_types, divisibility, constants,
