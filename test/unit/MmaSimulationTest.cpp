@@ -944,9 +944,10 @@ std::vector<Matmul> cudaCoreCases() {
   return {f32, f32Edges, f32Cdna, f32Edges64, f32Rdna, small};
 }
 
-/// f16 and bf16 on AMD's matrix cores (gfx90a, gfx942, gfx950): 32x32 and
-/// 16x16 tiles, gfx950's 8-element forms where K allows, one wave to four,
-/// both storage orders, masked edges, an accumulator read in.
+/// f16, bf16, fp8 and int8 on AMD's matrix cores (gfx90a, gfx942,
+/// gfx950): 32x32 and 16x16 tiles, the wider forms where K allows, one
+/// wave to eight, both storage orders, masked edges, an accumulator read
+/// in.
 std::vector<Matmul> mfmaCases() {
   std::vector<Matmul> cases;
   for (const char *target : {"hip:gfx90a", "hip:gfx942", "hip:gfx950"})
@@ -969,6 +970,9 @@ std::vector<Matmul> mfmaCases() {
   // fp8 widened to f16.
   cases.push_back({"hip:gfx942", Elem::E4M3, Elem::E5M2, Elem::F32,
                    Precision::Default, 0, 32, 32, 32, 1});
+  // 8 waves, 4x2 over 128x64.
+  cases.push_back({"hip:gfx942", Elem::BF16, Elem::BF16, Elem::F32,
+                   Precision::Default, 0, 128, 64, 32, 8});
   // int8 into i32 that wraps: 4, 8 and 16 K elements a lane.
   for (const char *target : {"hip:gfx90a", "hip:gfx942", "hip:gfx950"}) {
     Matmul i8{target, Elem::I8, Elem::I8, Elem::I32, Precision::Default,
@@ -984,9 +988,9 @@ std::vector<Matmul> mfmaCases() {
 INSTANTIATE_TEST_SUITE_P(Mfma, MmaSimulation, ::testing::ValuesIn(mfmaCases()),
                          matmulName);
 
-/// f16 and bf16 on RDNA's WMMA (gfx1100, gfx1200): one wave to four, K of
-/// one instruction and of several, both storage orders, masked edges, an
-/// accumulator read in.
+/// f16, bf16, fp8 and int8 on RDNA's WMMA (gfx1100, gfx1200): one wave to
+/// eight, K of one instruction and of several, both storage orders, masked
+/// edges, an accumulator read in.
 std::vector<Matmul> wmmaCases() {
   std::vector<Matmul> cases;
   for (const char *target : {"hip:gfx1100", "hip:gfx1200"})
@@ -1010,6 +1014,8 @@ std::vector<Matmul> wmmaCases() {
   cases.push_back(edges);
   cases.push_back({"hip:gfx1200", Elem::E5M2, Elem::E5M2, Elem::F32,
                    Precision::Default, 0, 32, 32, 32, 2});
+  cases.push_back({"hip:gfx1200", Elem::F16, Elem::F16, Elem::F32,
+                   Precision::Default, 0, 64, 64, 16, 8});
   for (const char *target : {"hip:gfx1100", "hip:gfx1200"}) {
     Matmul i8{target, Elem::I8, Elem::I8, Elem::I32, Precision::Default,
               0,      32,       32,       32,        2};
@@ -1173,6 +1179,7 @@ INSTANTIATE_TEST_SUITE_P(Tiles, MmaAttention,
                                            AttentionCase{"cuda:90", 64, 64, 4},
                                            AttentionCase{"cuda:89", 32, 32, 4},
                                            AttentionCase{"cuda:89", 32, 16, 2},
+                                           AttentionCase{"hip:gfx90a", 32, 64, 2},
                                            AttentionCase{"hip:gfx942", 64, 64, 4},
                                            AttentionCase{"hip:gfx950", 64, 32, 2},
                                            AttentionCase{"hip:gfx1100", 32, 32, 4},
