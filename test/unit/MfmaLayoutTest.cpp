@@ -12,6 +12,7 @@
 
 #include "backends/amd/IR/AmdDialect.h"
 #include "backends/amd/IR/MfmaLayouts.h"
+#include "ir/Layout/ConversionPlan.h"
 #include "ir/Layout/LayoutBuilders.h"
 #include "ir/Tile/TileDialect.h"
 
@@ -138,6 +139,41 @@ TEST(MfmaLayout, AttributeParsesVerifiesAndLaysOut) {
 /// RDNA's WMMA (16x16x16, 32 lanes): D lane l, register v (row, column).
 Coord isaWmmaD(unsigned version, int32_t lane, int32_t v) {
   return {version == 1 ? 2 * v + lane / 16 : 8 * (lane / 16) + v, lane % 16};
+}
+
+/// The operands reach the matrix cores' layouts from the layouts loads
+/// coalesce (16 bytes a lane along the contiguous dimension) through shared
+/// memory without bank conflicts: the conversion planner's swizzle.
+TEST(MatrixCoreOperands, StageThroughSharedMemoryWithoutConflicts) {
+  struct Case {
+    const char *what;
+    LinearLayout loaded, operand;
+  };
+  const Case cases[] = {
+      {"gfx942 A 128x32 f16",
+       blockedLayout({128, 32}, {1, 8}, {16, 4}, {4, 1}, {1, 0}),
+       mfmaOperandLayout({128, 32}, {2, 2}, 32, 0, 4)},
+      {"gfx942 B 32x128 f16",
+       blockedLayout({32, 128}, {1, 8}, {4, 16}, {4, 1}, {1, 0}),
+       mfmaOperandLayout({32, 128}, {2, 2}, 32, 1, 4)},
+      {"gfx950 A 128x64 bf16",
+       blockedLayout({128, 64}, {1, 8}, {8, 8}, {4, 1}, {1, 0}),
+       mfmaOperandLayout({128, 64}, {2, 2}, 32, 0, 8)},
+      {"gfx1100 A 64x32 f16",
+       blockedLayout({64, 32}, {1, 8}, {8, 4}, {4, 1}, {1, 0}),
+       wmmaOperandLayout({64, 32}, {2, 2}, 1, 0)},
+      {"gfx1200 B 32x64 f16",
+       blockedLayout({32, 64}, {1, 8}, {4, 8}, {4, 1}, {1, 0}),
+       wmmaOperandLayout({32, 64}, {2, 2}, 2, 1)},
+  };
+  for (const Case &c : cases) {
+    std::optional<ConversionPlan> plan = planConversion(c.loaded, c.operand, 16);
+    ASSERT_TRUE(plan) << c.what;
+    EXPECT_EQ(plan->kind, ConversionKind::SharedMemory) << c.what;
+    EXPECT_TRUE(plan->traffic.isConflictFree())
+        << c.what << ": " << plan->traffic.loadWavefronts << " load wavefronts, "
+        << plan->traffic.idealLoadWavefronts << " without conflicts";
+  }
 }
 
 TEST(WmmaLayout, ResultAndOperandsMatchTheIsa) {
