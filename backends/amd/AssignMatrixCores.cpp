@@ -144,28 +144,11 @@ struct TileAmdAssignMatrixCoresPass
     auto parent = cast<DistributedLayoutAttrInterface>(layout);
     Type accumulator = bits == 8 ? Type(IntegerType::get(context, 32))
                                  : Type(Float32Type::get(context));
-    Location loc = dot.getLoc();
-    SmallVector<OpOperand *> uses;
-    for (OpOperand &use : dot.getD().getUses())
-      uses.push_back(&use);
-    OpBuilder b(dot);
-    Value x =
-        castAndConvert(b, loc, dot.getA(), *operand,
-                       DotOperandLayoutAttr::get(context, 0, parent, kWidth));
-    Value y =
-        castAndConvert(b, loc, dot.getB(), *operand,
-                       DotOperandLayoutAttr::get(context, 1, parent, kWidth));
-    Value c = castAndConvert(b, loc, dot.getC(), accumulator, layout);
-    dot.getAMutable().assign(x);
-    dot.getBMutable().assign(y);
-    dot.getCMutable().assign(c);
-    dot.getD().setType(cast<RankedTensorType>(c.getType()));
-
-    b.setInsertionPointAfter(dot);
-    Value result =
-        castAndConvert(b, loc, dot.getD(), element, type.getEncoding());
-    for (OpOperand *use : uses)
-      use->set(result);
+    setDotLayouts(dot, *operand,
+                  DotOperandLayoutAttr::get(context, 0, parent, kWidth),
+                  *operand,
+                  DotOperandLayoutAttr::get(context, 1, parent, kWidth),
+                  accumulator, layout);
   }
 };
 

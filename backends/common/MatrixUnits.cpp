@@ -31,6 +31,29 @@ Value mlir::tile::castAndConvert(OpBuilder &b, Location loc, Value value,
   return ConvertLayoutOp::create(b, loc, retyped(layout), value);
 }
 
+void mlir::tile::setDotLayouts(DotOp dot, Type aElement, Attribute aLayout,
+                               Type bElement, Attribute bLayout,
+                               Type accumulator, Attribute result) {
+  RankedTensorType type = dot.getType();
+  Location loc = dot.getLoc();
+  SmallVector<OpOperand *> uses;
+  for (OpOperand &use : dot.getD().getUses())
+    uses.push_back(&use);
+  OpBuilder b(dot);
+  Value x = castAndConvert(b, loc, dot.getA(), aElement, aLayout);
+  Value y = castAndConvert(b, loc, dot.getB(), bElement, bLayout);
+  Value c = castAndConvert(b, loc, dot.getC(), accumulator, result);
+  dot.getAMutable().assign(x);
+  dot.getBMutable().assign(y);
+  dot.getCMutable().assign(c);
+  dot.getD().setType(cast<RankedTensorType>(c.getType()));
+  b.setInsertionPointAfter(dot);
+  Value back = castAndConvert(b, loc, dot.getD(), type.getElementType(),
+                              type.getEncoding());
+  for (OpOperand *use : uses)
+    use->set(back);
+}
+
 SmallVector<unsigned> mlir::tile::warpsForTiles(ArrayRef<int64_t> shape,
                                                 unsigned numWarps, bool chained,
                                                 int64_t tileM, int64_t tileN) {

@@ -12,10 +12,19 @@
 
 namespace mlir::tile {
 
+class DotOp;
+
 /// `value` as a tensor of `element` in `layout`: widened or narrowed, then
 /// converted where its layout is another.
 Value castAndConvert(OpBuilder &b, Location loc, Value value, Type element,
                      Attribute layout);
+
+/// Gives `dot` a matrix unit's layouts: its operands converted to
+/// `aElement` in `aLayout` and `bElement` in `bLayout`, its accumulator to
+/// `accumulator` in `result`; its users get the result back in its element
+/// type and layout.
+void setDotLayouts(DotOp dot, Type aElement, Attribute aLayout, Type bElement,
+                   Attribute bLayout, Type accumulator, Attribute result);
 
 /// How `numWarps` warps tile a dot of `shape` (rank 2 or 3; a batch
 /// dimension takes warps first) in tiles of `tileM` x `tileN`: the warps

@@ -212,27 +212,11 @@ struct TileNvidiaAssignMmaPass
     unsigned kWidth = kWidthOf(operand);
     Type element = type.getElementType();
     Type accumulator = accumulatorOf(element, operand);
-    Location loc = dot.getLoc();
-    SmallVector<OpOperand *> uses;
-    for (OpOperand &use : dot.getD().getUses())
-      uses.push_back(&use);
-    OpBuilder b(dot);
-    Value a = castAndConvert(b, loc, dot.getA(), operand,
-                             DotOperandLayoutAttr::get(context, 0, mma, kWidth));
-    Value bOperand =
-        castAndConvert(b, loc, dot.getB(), bOperandType,
-                       DotOperandLayoutAttr::get(context, 1, mma, kWidth));
-    Value c = castAndConvert(b, loc, dot.getC(), accumulator, mma);
-    dot.getAMutable().assign(a);
-    dot.getBMutable().assign(bOperand);
-    dot.getCMutable().assign(c);
-    dot.getD().setType(cast<RankedTensorType>(c.getType()));
-
-    b.setInsertionPointAfter(dot);
-    Value result =
-        castAndConvert(b, loc, dot.getD(), element, type.getEncoding());
-    for (OpOperand *use : uses)
-      use->set(result);
+    setDotLayouts(dot, operand,
+                  DotOperandLayoutAttr::get(context, 0, mma, kWidth),
+                  bOperandType,
+                  DotOperandLayoutAttr::get(context, 1, mma, kWidth),
+                  accumulator, mma);
   }
 
   /// Rewrites `dot` as a warpgroup dot (wgmma) whose operands are stored to
