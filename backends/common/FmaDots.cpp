@@ -54,7 +54,8 @@ Value toBuffer(OpBuilder &b, Location loc, Value value, unsigned fast) {
   return LocalAllocOp::create(b, loc, type, value);
 }
 
-/// Step `k` of `buffer` along dimension `kDim`, loaded in `layout`.
+/// Step `k` of `buffer` along dimension `kDim`, loaded in the layout of
+/// `operand` (the dot operand it replaces).
 Value loadStep(OpBuilder &b, Location loc, Value buffer, unsigned kDim,
                int64_t k, RankedTensorType operand) {
   auto memory = cast<MemDescType>(buffer.getType());

@@ -39,7 +39,7 @@ def num_threads():
 def convert_custom_float8_sm80(arg, dst_ty, fp_downcast_rounding=None):
     """fp8e4b15 to fp16/fp32 or back (Triton's conversion, bit for bit;
     `fp_downcast_rounding` is ignored, as there)."""
-    return core._unwrap(arg).to(core._unwrap(dst_ty))
+    return core._unwrap(arg).to(core._unwrap(dst_ty).scalar)
 
 
 convert_custom_float8_sm90 = convert_custom_float8_sm80
