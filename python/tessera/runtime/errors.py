@@ -10,7 +10,6 @@ class InterpreterError(TesseraError, RuntimeError):
     kernel's source line."""
 
 
-
 class InterpretedCompilationError(CompilationError, InterpreterError):
     """A kernel that does not compile, launched where kernels are
     interpreted (TRITON_INTERPRET=1): Triton's interpreter raises
