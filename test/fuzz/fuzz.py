@@ -145,17 +145,22 @@ WARPS = ["1", "2", "4", "8", "16", "0", "3", "64", "4294967295"]
 WARP_SIZES = ["32", "64", "16", "0", "1", "33"]
 CAPABILITIES = ["80", "89", "90", "70", "0", "100"]
 STAGES = ["1", "2", "3", "4", "0", "7", "100"]
+MATRIX_CORES = ["mfma-version=2", "mfma-version=3", "mfma-version=4", "wmma-version=1",
+                "wmma-version=2", "mfma-version=9", '"mfma-version=3 wmma-version=1"',
+                '"mfma-version=3 matrix-instr-nonkdim=16"', "matrix-instr-nonkdim=8"]
 
 NVIDIA_PIPELINE = ["-tile-nvidia-select-bulk-copies={sel}", "-tile-lower-descriptors",
                    "-tile-assign-layouts{layout}", "-tile-nvidia-assign-mma={mma}",
                    "-tile-remove-conversions", "-canonicalize", "-cse",
                    "-tile-nvidia-pipeline=num-stages={stages}", "-canonicalize", "-cse",
                    "-tile-nvidia-lower-bulk-copies", "-tile-nvidia-async-warpgroup-dots",
-                   "-tile-nvidia-fence-async-shared", "-tile-allocate-shared-memory",
-                   "-tile-nvidia-to-llvm"]
+                   "-tile-fma-dots", "-tile-nvidia-fence-async-shared",
+                   "-tile-allocate-shared-memory", "-tile-nvidia-to-llvm"]
 AMD_PIPELINE = ["-tile-lower-descriptors", "-tile-assign-layouts{layout}",
+                "-tile-amd-assign-matrix-cores={cores}",
                 "-tile-remove-conversions", "-canonicalize", "-cse",
-                "-tile-pipeline=num-stages={stages}", "-tile-allocate-shared-memory",
+                "-tile-pipeline=num-stages={stages}", "-tile-fma-dots",
+                "-tile-allocate-shared-memory",
                 "-tile-amd-to-llvm={amd}", "-canonicalize", "-cse"]
 SINGLE_PASSES = ["-tile-default-pipeline", "-tile-combine", "-canonicalize", "-cse",
                  "-tile-fuse-nested-loops", "-tile-lower-descriptors",
@@ -164,6 +169,7 @@ SINGLE_PASSES = ["-tile-default-pipeline", "-tile-combine", "-canonicalize", "-c
                  "-tile-nvidia-select-bulk-copies={sel}", "-tile-allocate-shared-memory",
                  "-tile-nvidia-to-llvm", "-tile-amd-to-llvm={amd}",
                  "-tile-nvidia-fence-async-shared", "-tile-nvidia-async-warpgroup-dots",
+                 "-tile-fma-dots", "-tile-amd-assign-matrix-cores={cores}",
                  "-loop-invariant-code-motion", "-inline", "-symbol-dce"]
 
 
@@ -182,7 +188,8 @@ def random_pipeline(rng):
                   f'wgmma-chained={rng.choice(["true", "false"])}"'
         return text.format(layout=layout, mma=mma, stages=rng.choice(STAGES),
                            sel=f'"compute-capability={cc} num-warps={rng.choice(WARPS)}"',
-                           amd=f"warp-size={rng.choice(WARP_SIZES)}")
+                           amd=f"warp-size={rng.choice(WARP_SIZES)}",
+                           cores=rng.choice(MATRIX_CORES))
     kind = rng.randrange(5)
     if kind == 0:
         return ["-tile-default-pipeline"] + [options(p) for p in NVIDIA_PIPELINE]
