@@ -96,15 +96,12 @@ Instruction wmmaOf(WmmaLayoutAttr wmma, Type element) {
   return {name, false, 16, 16, kWidth, operand, rows};
 }
 
-/// `values` as one vector operand, bitcast to `type` where that is not
-/// null.
+/// `values` (4 or more) as one vector operand, bitcast to `type` where that
+/// is not null.
 Value packOperand(OpBuilder &b, Location loc, ArrayRef<Value> values,
                   Type type) {
-  auto vectorType = VectorType::get(values.size(), values[0].getType());
-  Value vector = LLVM::PoisonOp::create(b, loc, vectorType);
-  for (auto [i, v] : llvm::enumerate(values))
-    vector = LLVM::InsertElementOp::create(b, loc, vector, v,
-                                           i32Constant(b, loc, int64_t(i)));
+  Value vector = packVector(
+      b, loc, values, VectorType::get(values.size(), values[0].getType()));
   if (!type)
     return vector;
   return LLVM::BitcastOp::create(b, loc, type, vector);
