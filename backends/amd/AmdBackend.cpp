@@ -45,12 +45,14 @@ struct Chip {
   /// The matrix cores' MFMA or WMMA version
   /// (tile-amd-assign-matrix-cores); 0: none.
   unsigned mfmaVersion, wmmaVersion;
+  /// LDS a workgroup may use, in KiB.
+  unsigned ldsKiB;
 };
-constexpr Chip kChips[] = {{"gfx90a", 64, 2, 0},
-                           {"gfx942", 64, 3, 0},
-                           {"gfx950", 64, 4, 0},
-                           {"gfx1100", 32, 0, 1},
-                           {"gfx1200", 32, 0, 2}};
+constexpr Chip kChips[] = {{"gfx90a", 64, 2, 0, 64},
+                           {"gfx942", 64, 3, 0, 64},
+                           {"gfx950", 64, 4, 0, 160},
+                           {"gfx1100", 32, 0, 1, 64},
+                           {"gfx1200", 32, 0, 2, 64}};
 
 const Chip &chipOf(const Target &target) {
   for (const Chip &chip : kChips)
@@ -150,9 +152,10 @@ public:
   CompileOptions adaptOptions(const Target &target,
                               CompileOptions options) const override {
     options = adaptCommonOptions(target, options, /*wavesPerEU=*/true);
-    // Without asynchronous copies to shared memory, loads are not pipelined
-    // yet: every depth compiles alike.
-    options.numStages = 1;
+    // Loads feeding dots are prefetched into registers one iteration ahead
+    // (upstream Triton's AMD default); deeper, a loop of 128x128 tiles
+    // spills on gfx11. A loop's own num_stages (tl.range) goes deeper.
+    options.numStages = std::min(options.numStages, 2u);
     return options;
   }
 
@@ -182,6 +185,9 @@ public:
           {chip.mfmaVersion, chip.wmmaVersion, options.matrixInstrNonKDim}));
     };
     stage.addMatrixUnitPasses = addMatrixUnitPasses;
+    stage.numStages = options.numStages;
+    stage.asyncCopies = false;
+    stage.sharedBytes = int64_t(chip.ldsKiB) * 1024;
     if (mlir::failed(runLayoutStage(llvm::cast<mlir::ModuleOp>(module), stage)))
       return amdError("layout assignment failed");
     return llvm::Error::success();

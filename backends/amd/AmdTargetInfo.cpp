@@ -79,6 +79,10 @@ void AmdTargetInfo::barrier(OpBuilder &b, Location loc) const {
   ROCDL::BarrierOp::create(b, loc);
 }
 
+bool AmdTargetInfo::isBarrier(Operation *op) const {
+  return isa<ROCDL::BarrierOp>(op);
+}
+
 StringRef AmdTargetInfo::syncScope(MemScope scope) const {
   switch (scope) {
   case MemScope::cta:

@@ -27,6 +27,7 @@ public:
   Value shuffleIndex(OpBuilder &b, Location loc, Value value,
                      Value lane) const override;
   void barrier(OpBuilder &b, Location loc) const override;
+  bool isBarrier(Operation *op) const override;
   unsigned getGlobalAddressSpace() const override { return 1; }
   unsigned getSharedAddressSpace() const override { return 3; }
   StringRef syncScope(MemScope scope) const override;

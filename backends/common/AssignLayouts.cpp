@@ -874,11 +874,12 @@ LogicalResult mlir::tile::runLayoutStage(ModuleOp module,
   // Converts of values a loop does not change (attention's q) run once.
   pm.addPass(createLoopInvariantCodeMotionPass());
   if (stage.numStages) {
-    pm.addPass(createPipelinePass(stage.numStages, stage.bulkCopies));
+    pm.addPass(createPipelinePass(stage.numStages, stage.bulkCopies,
+                                  stage.asyncCopies));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
-  pm.addPass(createTileFmaDotsPass());
+  pm.addPass(createTileFmaDotsPass({stage.sharedBytes}));
   if (stage.addLatePasses)
     stage.addLatePasses(pm);
   return pm.run(module);

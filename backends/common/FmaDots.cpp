@@ -26,10 +26,6 @@ using namespace mlir::tile;
 
 namespace {
 
-/// The most bytes both operands' buffers may take together; larger dots
-/// keep their operands in registers.
-constexpr int64_t kMaxOperandBytes = 64 * 1024;
-
 /// The value `operand` converts into a dot-operand layout with a blocked
 /// parent (a dot on the CUDA cores), or null.
 Value convertedOperand(Value operand) {
@@ -44,10 +40,14 @@ Value convertedOperand(Value operand) {
 }
 
 /// `value` stored to a buffer of its own whose dimension `fast` is the
-/// contiguous one (no swizzle).
+/// contiguous one, then its other matrix dimension, then the batch (no
+/// swizzle).
 Value toBuffer(OpBuilder &b, Location loc, Value value, unsigned fast) {
   auto tensor = cast<RankedTensorType>(value.getType());
-  SmallVector<unsigned> order{fast, 1 - fast};
+  unsigned rank = tensor.getRank();
+  SmallVector<unsigned> order{fast, fast == rank - 1 ? rank - 2 : rank - 1};
+  if (rank == 3)
+    order.push_back(0);
   auto layout = SwizzledSharedLayoutAttr::get(b.getContext(), 1, 1, 1, order);
   auto type = MemDescType::get(tensor.getShape(), tensor.getElementType(),
                                layout, /*mutableMemory=*/false);
@@ -61,7 +61,7 @@ Value loadStep(OpBuilder &b, Location loc, Value buffer, unsigned kDim,
   auto memory = cast<MemDescType>(buffer.getType());
   SmallVector<int64_t> shape(memory.getShape());
   shape[kDim] = 1;
-  SmallVector<int32_t> offsets(2, 0);
+  SmallVector<int32_t> offsets(shape.size(), 0);
   offsets[kDim] = int32_t(k);
   auto viewType =
       MemDescType::get(shape, memory.getElementType(), memory.getEncoding(),
@@ -72,30 +72,34 @@ Value loadStep(OpBuilder &b, Location loc, Value buffer, unsigned kDim,
   return LocalLoadOp::create(b, loc, type, view);
 }
 
-void splitDot(DotOp dot) {
+/// Splits `dot` where its operands fit in `maxBytes` of shared memory
+/// together; larger dots keep their operands in registers.
+void splitDot(DotOp dot, int64_t maxBytes) {
   auto type = cast<RankedTensorType>(dot.getType());
-  if (type.getRank() != 2)
+  unsigned rank = type.getRank();
+  if (rank != 2 && rank != 3)
     return;
   Value a = convertedOperand(dot.getA()), b = convertedOperand(dot.getB());
   if (!a || !b)
     return;
   auto aType = cast<RankedTensorType>(dot.getA().getType());
   auto bType = cast<RankedTensorType>(dot.getB().getType());
-  int64_t k = aType.getShape()[1];
+  int64_t k = aType.getShape()[rank - 1];
   int64_t bytes = (aType.getNumElements() * aType.getElementTypeBitWidth() +
                    bType.getNumElements() * bType.getElementTypeBitWidth()) /
                   8;
-  if (k < 2 || bytes > kMaxOperandBytes)
+  if (k < 2 || bytes > maxBytes)
     return;
   OpBuilder builder(dot);
   Location loc = dot.getLoc();
-  // A's rows (dimension 0) and B's columns (dimension 1) contiguous.
-  Value aBuffer = toBuffer(builder, loc, a, 0);
-  Value bBuffer = toBuffer(builder, loc, b, 1);
+  // A's rows (M, its dimension rank - 2) and B's columns (N, rank - 1)
+  // contiguous.
+  Value aBuffer = toBuffer(builder, loc, a, rank - 2);
+  Value bBuffer = toBuffer(builder, loc, b, rank - 1);
   Value acc = dot.getC();
   for (int64_t step = 0; step < k; ++step) {
-    Value x = loadStep(builder, loc, aBuffer, 1, step, aType);
-    Value y = loadStep(builder, loc, bBuffer, 0, step, bType);
+    Value x = loadStep(builder, loc, aBuffer, rank - 1, step, aType);
+    Value y = loadStep(builder, loc, bBuffer, rank - 2, step, bType);
     auto next = cast<DotOp>(builder.clone(*dot));
     next->setOperands({x, y, acc});
     acc = next.getD();
@@ -110,11 +114,13 @@ void splitDot(DotOp dot) {
 
 struct TileFmaDotsPass
     : public mlir::tile::impl::TileFmaDotsPassBase<TileFmaDotsPass> {
+  using TileFmaDotsPassBase::TileFmaDotsPassBase;
+
   void runOnOperation() override {
     SmallVector<DotOp> dots;
     getOperation().walk([&](DotOp dot) { dots.push_back(dot); });
     for (DotOp dot : dots)
-      splitDot(dot);
+      splitDot(dot, sharedBytes);
   }
 };
 

@@ -30,6 +30,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <map>
@@ -538,6 +539,25 @@ void finishKernels(ModuleOp module, const TargetInfo &target,
   });
 }
 
+/// Drops each block-wide barrier that follows another with only ops
+/// without memory effects between them: a store to shared memory ends with
+/// a barrier and the next one begins with one (two operands stored after a
+/// pipelined loop's dots).
+void dropRepeatedBarriers(ModuleOp module, const TargetInfo &target) {
+  module.walk([&](Block *block) {
+    bool synced = false;
+    for (Operation &op : llvm::make_early_inc_range(*block)) {
+      if (target.isBarrier(&op)) {
+        if (synced)
+          op.erase();
+        synced = true;
+      } else if (!isMemoryEffectFree(&op)) {
+        synced = false;
+      }
+    }
+  });
+}
+
 } // namespace
 
 LogicalResult mlir::tile::lowerToLLVM(ModuleOp module,
@@ -659,5 +679,6 @@ LogicalResult mlir::tile::lowerToLLVM(ModuleOp module,
   module.walk([&](UnrealizedConversionCastOp op) { casts.push_back(op); });
   reconcileUnrealizedCasts(casts);
   finishKernels(module, target, totalWarps * target.getWarpSize());
+  dropRepeatedBarriers(module, target);
   return success();
 }

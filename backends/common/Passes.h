@@ -71,6 +71,11 @@ struct LayoutStage {
   unsigned numStages = 0;
   /// The backend's bulk copies for the pipeliner (null: none).
   const BulkCopies *bulkCopies = nullptr;
+  /// The most shared memory a block may use on the target.
+  int64_t sharedBytes = 64 * 1024;
+  /// Whether the target copies global to shared memory asynchronously;
+  /// without, the pipeliner prefetches into registers.
+  bool asyncCopies = true;
   llvm::function_ref<void(OpPassManager &)> addLatePasses;
 };
 
@@ -84,13 +89,14 @@ struct LayoutStage {
 LogicalResult runLayoutStage(ModuleOp module, const LayoutStage &stage);
 
 /// tile-pipeline's work on `module`, copying descriptor blocks with `bulk`
-/// (null: none are).
+/// (null: none are); `asyncCopies` as LayoutStage's.
 LogicalResult pipelineLoops(ModuleOp module, unsigned numStages,
-                            const BulkCopies *bulk);
+                            const BulkCopies *bulk, bool asyncCopies = true);
 
 /// A pass running pipelineLoops (tile-pipeline, with a backend's copies).
 std::unique_ptr<Pass> createPipelinePass(unsigned numStages,
-                                         const BulkCopies *bulk);
+                                         const BulkCopies *bulk,
+                                         bool asyncCopies);
 
 } // namespace mlir::tile
 

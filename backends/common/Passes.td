@@ -73,18 +73,23 @@ def TileAllocateSharedMemoryPass
 def TileFmaDotsPass : Pass<"tile-fma-dots", "::mlir::ModuleOp"> {
   let summary = "dots on the CUDA cores read their operands a K step at a time";
   let description = [{
-    For each 2-D `tile.dot` whose operands are converted into `dot_operand`
-    layouts of a blocked parent (a dot no matrix unit took: multiply-adds
-    in each thread, on whole rows of A and columns of B), where both
-    operands fit in 64 KiB of shared memory together: A goes to a buffer
-    of its own with its rows contiguous, B to one with its columns
-    contiguous (`tile.local_alloc`, no swizzle), and the dot becomes K dots
+    For each 2-D or batched (3-D) `tile.dot` whose operands are converted
+    into `dot_operand` layouts of a blocked parent (a dot no matrix unit
+    took: multiply-adds in each thread, on whole rows of A and columns of
+    B), where both operands fit in `shared-bytes` of shared memory
+    together: A goes to a buffer of its own with its rows contiguous, B to
+    one with its columns contiguous (`tile.local_alloc`, no swizzle), and
+    the dot becomes K dots
     of one step each, in order, each on `tile.local_load`s of that step's
     column of A and row of B (`tile.memdesc_subslice`). The operands are
     then read next to the products that use them, a thread's rows of A and
     columns of B as vectors, rather than all held in registers before the
     first product.
   }];
+  let options = [
+    Option<"sharedBytes", "shared-bytes", "int64_t", /*default=*/"65536",
+           "the shared memory a block may use (the target's)">,
+  ];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
@@ -143,10 +148,23 @@ def TilePipelinePass : Pass<"tile-pipeline", "::mlir::ModuleOp"> {
     region's loop waits for the copies, reads the buffers in place, and
     frees the previous iteration's after its last read (the next
     iteration's dots start after the wait for the previous ones).
+
+    With `async-copies=false` (a target without asynchronous copies to
+    shared memory: AMD's), each such load stays a `tile.load`, issued
+    `S - 1` iterations ahead into registers (stage 0, with what it needs),
+    and its tile is `tile.local_store`d last in the iteration before the one
+    reading it (stage `S - 2`), after that iteration's dots, as upstream
+    Triton's AMD stream pipeliner does: one buffer per operand at 2 stages,
+    two deeper. The buffers take the swizzle the conversion planner picks
+    for the trip from the load's layout to the dot operand's. A
+    `tile.barrier` after the loop waits for the last stores.
   }];
   let options = [
     Option<"numStages", "num-stages", "unsigned", /*default=*/"3",
            "stages of loops that do not say (tile.num_stages)">,
+    Option<"asyncCopies", "async-copies", "bool", /*default=*/"true",
+           "whether the target copies to shared memory asynchronously; "
+           "without, loads are prefetched into registers">,
   ];
   let dependentDialects = ["::mlir::tile::TileDialect",
                            "::mlir::arith::ArithDialect",

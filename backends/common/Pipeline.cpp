@@ -14,6 +14,7 @@
 
 #include "backends/common/Passes.h"
 
+#include "ir/Layout/ConversionPlan.h"
 #include "ir/Tile/TileOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -280,7 +281,8 @@ Operation *predicate(RewriterBase &rewriter, Operation *op, Value pred) {
     rewriter.modifyOpInPlace(op, [&] { load.getMaskMutable().assign(mask); });
     return op;
   }
-  if (isa<AsyncCommitGroupOp, AsyncWaitOp, BarrierOp>(op) ||
+  // A store past the end writes a buffer no one reads again.
+  if (isa<AsyncCommitGroupOp, AsyncWaitOp, BarrierOp, LocalStoreOp>(op) ||
       isMemoryEffectFree(op))
     return op;
   return nullptr;
@@ -826,6 +828,131 @@ LogicalResult specializeLoops(scf::ForOp loop, SmallVector<OperandLoad> loads,
   return success();
 }
 
+/// Expands `loop` by `schedule` (op, stage), predicating what runs past its
+/// end with `bulk`'s copies or else `predicate`.
+LogicalResult expandLoop(scf::ForOp loop,
+                         std::vector<std::pair<Operation *, unsigned>> schedule,
+                         const BulkCopies *bulk) {
+  scf::PipeliningOption options;
+  options.getScheduleFn =
+      [&](scf::ForOp, std::vector<std::pair<Operation *, unsigned>> &out) {
+        out = schedule;
+      };
+  options.peelEpilogue = false;
+  options.supportDynamicLoops = true;
+  options.predicateFn = [bulk](RewriterBase &rewriter, Operation *op,
+                               Value pred) -> Operation * {
+    if (bulk && bulk->predicate(rewriter, op, pred))
+      return op;
+    return predicate(rewriter, op, pred);
+  };
+  IRRewriter rewriter(loop.getContext());
+  rewriter.setInsertionPoint(loop);
+  if (failed(scf::pipelineForLoop(rewriter, loop, options)))
+    return loop.emitError("the loop's loads could not be pipelined");
+  return success();
+}
+
+/// The shared layout `operand`'s buffer takes on a target without
+/// asynchronous copies, where its tile is stored from the load's layout and
+/// read in its convert's: the conflict-free swizzle the conversion planner
+/// picks for that trip, else chooseSharedLayout's.
+Attribute prefetchLayout(OperandLoad &operand) {
+  RankedTensorType loaded = operand.type();
+  if (operand.converts.empty() || !operand.allocs.empty())
+    return bufferLayout(operand);
+  RankedTensorType read = operand.trans ? operand.trans.getType() : loaded;
+  std::optional<LinearLayout> src = toLinearLayout(read),
+                              dst = toLinearLayout(
+                                  operand.converts.front().getType());
+  std::optional<ConversionPlan> plan;
+  if (src && dst)
+    plan = planConversion(
+        *src, *dst,
+        std::max(8u, loaded.getElementType().getIntOrFloatBitWidth()));
+  if (!plan || plan->kind != ConversionKind::SharedMemory || !plan->swizzle ||
+      (operand.trans && read.getRank() != 2))
+    return chooseSharedLayout(loaded);
+  Attribute layout = SwizzledSharedLayoutAttr::get(
+      loaded.getContext(), plan->swizzle->vec, plan->swizzle->perPhase,
+      plan->swizzle->maxPhase, plan->swizzle->order);
+  // Back to the load's orientation (a 2-d transpose is its own inverse).
+  return operand.trans ? transposeSharedLayout(layout, operand.trans.getOrder())
+                       : layout;
+}
+
+/// Pipelines `loop` on a target without asynchronous copies (AMD's), as
+/// upstream Triton's AMD stream pipeliner does: each operand load is issued
+/// `stages - 1` iterations ahead into registers, and its tile stored into
+/// shared memory at the end of the iteration before the one reading it,
+/// after that iteration's dots. Two stages take one buffer per operand
+/// (the store waits for every thread to be done reading it); deeper ones
+/// two, so that the store goes to the buffer the next iteration reads.
+LogicalResult prefetchLoop(scf::ForOp loop, MutableArrayRef<OperandLoad> loads,
+                           unsigned stages) {
+  Block *body = loop.getBody();
+  Location loc = loop.getLoc();
+  IRRewriter rewriter(loop.getContext());
+  unsigned count = stages == 2 ? 1 : 2;
+  SmallVector<Operation *> prefetches;
+  SmallVector<Value> buffers;
+  SmallVector<MemDescType> viewTypes;
+  for (OperandLoad &operand : loads) {
+    RankedTensorType type = operand.type();
+    Attribute encoding = prefetchLayout(operand);
+    SmallVector<int64_t> shape{int64_t(count)};
+    llvm::append_range(shape, type.getShape());
+    rewriter.setInsertionPoint(loop);
+    buffers.push_back(LocalAllocOp::create(
+        rewriter, operand.load->getLoc(),
+        MemDescType::get(shape, type.getElementType(), encoding), Value()));
+    viewTypes.push_back(MemDescType::get(type.getShape(), type.getElementType(),
+                                         encoding, true, shape));
+    rewriter.setInsertionPoint(operand.load);
+    prefetches.push_back(rewriter.clone(*operand.load));
+  }
+  FailureOr<DenseSet<Operation *>> stage0 = copyStage(loop, prefetches);
+  if (failed(stage0))
+    return loop.emitError("the pipeliner lost track of the loads' operands");
+
+  // The stores, last in the body (tile.local_store waits for every thread
+  // before and after writing); the reads, of the iteration's buffer.
+  rewriter.setInsertionPoint(body->getTerminator());
+  Operation *beforeStores = body->getTerminator()->getPrevNode();
+  for (auto [prefetch, buffer, viewType] :
+       llvm::zip(prefetches, buffers, viewTypes)) {
+    Value slot = emitSlot(rewriter, loc, loop, count);
+    Value view = MemDescIndexOp::create(rewriter, loc, viewType, buffer, slot);
+    LocalStoreOp::create(rewriter, loc, prefetch->getResult(0), view);
+  }
+  for (auto [operand, buffer, viewType] : llvm::zip(loads, buffers, viewTypes))
+    readBuffers(rewriter, loop, operand, buffer, viewType);
+  // Stores past the end write buffers no one reads; they are done before
+  // the buffers' bytes serve anything else.
+  rewriter.setInsertionPointAfter(loop);
+  BarrierOp::create(rewriter, loc);
+  for (Value buffer : llvm::reverse(buffers))
+    LocalDeallocOp::create(rewriter, loc, buffer);
+
+  // The loads first, then the iteration's work, then the stores of the
+  // next iteration's tiles.
+  std::vector<std::pair<Operation *, unsigned>> schedule;
+  Operation *firstStore = beforeStores->getNextNode();
+  for (Operation &op : body->without_terminator())
+    if (stage0->contains(&op))
+      schedule.emplace_back(&op, 0);
+  for (Operation &op : body->without_terminator()) {
+    if (&op == firstStore)
+      break;
+    if (!stage0->contains(&op))
+      schedule.emplace_back(&op, stages - 1);
+  }
+  for (Operation *op = firstStore; op != body->getTerminator();
+       op = op->getNextNode())
+    schedule.emplace_back(op, stages - 2);
+  return expandLoop(loop, std::move(schedule), nullptr);
+}
+
 /// Rewrites the operand loads of `loop` as copies into buffers and local
 /// loads of them, and pipelines it over `stages` stages.
 /// The deepest pipeline: each stage is a buffer of every operand and a
@@ -834,7 +961,7 @@ LogicalResult specializeLoops(scf::ForOp loop, SmallVector<OperandLoad> loads,
 constexpr unsigned kMaxStages = 16;
 
 LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages,
-                           const BulkCopies *bulk) {
+                           const BulkCopies *bulk, bool asyncCopies) {
   SmallVector<OperandLoad> loads = findOperandLoads(loop, bulk);
   if (loads.empty())
     return success();
@@ -845,6 +972,9 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages,
   std::optional<DenseSet<Operation *>> ahead = copiesAhead(loop, loads);
   if (!ahead)
     return success();
+  if (!asyncCopies &&
+      llvm::none_of(loads, [](const OperandLoad &load) { return load.bulk; }))
+    return prefetchLoop(loop, loads, stages);
   if (loop->hasAttr(kWarpSpecializeAttr) && bulk &&
       llvm::all_of(loads, [](const OperandLoad &load) { return load.bulk; }) &&
       succeeded(specializeLoops(loop, loads, *ahead, stages, *bulk)))
@@ -987,23 +1117,7 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned stages,
   if (late)
     addCopies();
 
-  scf::PipeliningOption options;
-  options.getScheduleFn =
-      [&](scf::ForOp, std::vector<std::pair<Operation *, unsigned>> &out) {
-        out = schedule;
-      };
-  options.peelEpilogue = false;
-  options.supportDynamicLoops = true;
-  options.predicateFn = [bulk](RewriterBase &rewriter, Operation *op,
-                               Value pred) -> Operation * {
-    if (bulk && bulk->predicate(rewriter, op, pred))
-      return op;
-    return predicate(rewriter, op, pred);
-  };
-  rewriter.setInsertionPoint(loop);
-  if (failed(scf::pipelineForLoop(rewriter, loop, options)))
-    return loop.emitError("the loop's loads could not be pipelined");
-  return success();
+  return expandLoop(loop, std::move(schedule), bulk);
 }
 
 unsigned stagesOf(scf::ForOp loop, unsigned fallback) {
@@ -1015,12 +1129,14 @@ unsigned stagesOf(scf::ForOp loop, unsigned fallback) {
 struct TilePipelinePass
     : public mlir::tile::impl::TilePipelinePassBase<TilePipelinePass> {
   using TilePipelinePassBase::TilePipelinePassBase;
-  TilePipelinePass(unsigned stages, const BulkCopies *bulk) : bulk(bulk) {
+  TilePipelinePass(unsigned stages, const BulkCopies *bulk, bool async)
+      : bulk(bulk) {
     numStages = stages;
+    asyncCopies = async;
   }
 
   void runOnOperation() override {
-    if (failed(pipelineLoops(getOperation(), numStages, bulk)))
+    if (failed(pipelineLoops(getOperation(), numStages, bulk, asyncCopies)))
       signalPassFailure();
   }
 
@@ -1034,7 +1150,8 @@ mlir::tile::BulkCopies::~BulkCopies() = default;
 void mlir::tile::BulkCopies::setRegisters(WarpSpecializeOp, unsigned) const {}
 
 LogicalResult mlir::tile::pipelineLoops(ModuleOp module, unsigned numStages,
-                                        const BulkCopies *bulk) {
+                                        const BulkCopies *bulk,
+                                        bool asyncCopies) {
   SmallVector<scf::ForOp> loops;
   module.walk([&](scf::ForOp loop) {
     bool innermost = true;
@@ -1043,12 +1160,14 @@ LogicalResult mlir::tile::pipelineLoops(ModuleOp module, unsigned numStages,
       loops.push_back(loop);
   });
   for (scf::ForOp loop : loops)
-    if (failed(pipelineLoop(loop, stagesOf(loop, numStages), bulk)))
+    if (failed(
+            pipelineLoop(loop, stagesOf(loop, numStages), bulk, asyncCopies)))
       return failure();
   return success();
 }
 
 std::unique_ptr<Pass> mlir::tile::createPipelinePass(unsigned numStages,
-                                                     const BulkCopies *bulk) {
-  return std::make_unique<TilePipelinePass>(numStages, bulk);
+                                                     const BulkCopies *bulk,
+                                                     bool asyncCopies) {
+  return std::make_unique<TilePipelinePass>(numStages, bulk, asyncCopies);
 }

@@ -62,6 +62,8 @@ public:
   /// tile.warp_specialize, of the region's warps), and makes their
   /// shared-memory writes visible.
   virtual void barrier(OpBuilder &b, Location loc) const = 0;
+  /// Whether `op` is a barrier of the whole block as barrier() emits it.
+  virtual bool isBarrier(Operation *op) const = 0;
 
   /// Whether regions of a tile.warp_specialize can run on warps of their
   /// own: barriers over some warps of the block, and threadId in them.

@@ -168,6 +168,19 @@ public:
     return capability;
   }
 
+  /// The most shared memory a block may use (opted in) on `capability`.
+  static int64_t sharedBytesOf(unsigned capability) {
+    switch (capability) {
+    case 80:
+    case 87:
+      return 163 * 1024;
+    case 90:
+      return 227 * 1024;
+    default: // 86, 89
+      return 99 * 1024;
+    }
+  }
+
   llvm::Error assignLayouts(mlir::Operation *module, const Target &target,
                             const CompileOptions &options) const override {
     prepareAssembler();
@@ -176,6 +189,7 @@ public:
     LayoutStage stage;
     stage.numWarps = options.numWarps;
     stage.warpSize = target.warpSize;
+    stage.sharedBytes = sharedBytesOf(capability);
     // Hopper's TMA copies the blocks of descriptors the host describes.
     auto addBulkCopySelection = [&](mlir::OpPassManager &pm) {
       pm.addPass(createTileNvidiaSelectBulkCopiesPass(

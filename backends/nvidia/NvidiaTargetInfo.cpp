@@ -214,6 +214,10 @@ Value NvidiaTargetInfo::shuffleIndex(OpBuilder &b, Location loc, Value value,
   return shuffle(b, loc, value, lane, NVVM::ShflKind::idx, 0x1f);
 }
 
+bool NvidiaTargetInfo::isBarrier(Operation *op) const {
+  return isa<NVVM::Barrier0Op>(op);
+}
+
 void NvidiaTargetInfo::barrier(OpBuilder &b, Location loc) const {
   std::optional<WarpRegion> region = warpsAt(b.getInsertionBlock());
   if (!region) {

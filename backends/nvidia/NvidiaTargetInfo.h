@@ -36,6 +36,7 @@ public:
   Value shuffleIndex(OpBuilder &b, Location loc, Value value,
                      Value lane) const override;
   void barrier(OpBuilder &b, Location loc) const override;
+  bool isBarrier(Operation *op) const override;
   bool hasWarpSpecialization() const override { return true; }
   void setRegisters(OpBuilder &b, Location loc, unsigned count,
                     bool increase) const override;

@@ -1,15 +1,18 @@
-//===- PipelineSimulationTest.cpp - pipelined matmul loops, run on the host ===//
+//===- PipelineSimulationTest.cpp - pipelined matmul loops, run on the host
+//===//
 //
 // A matmul kernel that loops over K in tiles, masking the last one (as
 // Triton's tutorial 03 does), is compiled for sm_80 (and sm_90a, where
-// wgmma reads the buffers) with loads pipelined over 1 to 4 stages (tile-pipeline: cp.async into rotating shared-memory
-// buffers, commit and wait groups), and one workgroup runs lane by lane on
-// the host (LaneSimulator, which executes cp.async with its zero fill,
-// wait_group and ldmatrix). The result must equal a host matmul exactly
-// (small integers in fp16, or int8), and memory past K, which holds NaNs
-// (or large int8 values), must never reach it. Cases cover trip counts
-// below, at and above the stage count, both storage orders of A and B,
-// warp counts, and a loop's own num_stages.
+// wgmma reads the buffers) with loads pipelined over 1 to 4 stages
+// (tile-pipeline: cp.async into rotating shared-memory buffers, commit and
+// wait groups), and for gfx942 and gfx1100 (MFMA, WMMA), where loads are
+// prefetched into registers and stored to shared memory after the dots; one
+// workgroup runs lane by lane on the host (LaneSimulator, which executes
+// cp.async with its zero fill, wait_group, ldmatrix and the matrix cores). The
+// result must equal a host matmul exactly (small integers in fp16, or int8),
+// and memory past K, which holds NaNs (or large int8 values), must never reach
+// it. Cases cover trip counts below, at and above the stage count, both storage
+// orders of A and B, warp counts, and a loop's own num_stages.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,12 +51,16 @@ struct Loop {
   unsigned k;
   /// The compile option, and the loop's own tile.num_stages (0: none).
   unsigned stages, loopStages = 0;
-  /// cuda:80 (mma.sync) or cuda:90 (wgmma reading the buffers).
+  /// cuda:80 (mma.sync), cuda:90 (wgmma reading the buffers), hip:gfx942
+  /// (MFMA) or hip:gfx1100 (WMMA).
   const char *target = "cuda:80";
 };
 
 std::string caseName(const Loop &c) {
-  std::string name = llvm::StringRef(c.target).ends_with("90") ? "wgmma_" : "";
+  llvm::StringRef target(c.target);
+  std::string name = target.ends_with("90") ? "wgmma_" : "";
+  if (target.consume_front("hip:"))
+    name = target.str() + "_";
   name += c.int8 ? "i8_" : "f16_";
   name += std::to_string(c.bm) + "x" + std::to_string(c.bn) + "x" +
           std::to_string(c.bk) + "_" + std::to_string(c.warps) + "warps_K" +
@@ -181,11 +188,16 @@ TEST_P(PipelineSimulation, MatchesAHostMatmul) {
   LoweredKernel compiled;
   lowerKernel(c.target, source, c.warps, compiled, c.stages);
   bool wgmma = llvm::StringRef(c.target).ends_with("90");
+  bool amd = llvm::StringRef(c.target).starts_with("hip:");
   if (HasFatalFailure())
     return;
   unsigned stages = c.loopStages ? c.loopStages : c.stages;
   unsigned copies = countCalls(*compiled.kernel, "llvm.nvvm.cp.async.");
-  if (stages >= 2) {
+  if (amd) {
+    EXPECT_GT(countCalls(*compiled.kernel, "llvm.amdgcn.mfma.") +
+                  countCalls(*compiled.kernel, "llvm.amdgcn.wmma."),
+              0u);
+  } else if (stages >= 2) {
     EXPECT_GT(countCalls(*compiled.kernel, "llvm.nvvm.cp.async.c"), 0u)
         << "expected cp.async copies";
     EXPECT_GT(countCalls(*compiled.kernel, "llvm.nvvm.cp.async.wait.group"), 0u);
@@ -202,7 +214,7 @@ TEST_P(PipelineSimulation, MatchesAHostMatmul) {
   }
   if (wgmma)
     EXPECT_GT(countCalls(*compiled.kernel, "llvm.nvvm.wgmma.commit_group"), 0u);
-  else
+  else if (!amd)
     EXPECT_GT(countCalls(*compiled.kernel, "llvm.nvvm.mma."), 0u);
 
   // A (BM x Kpad) and B (Kpad x BN) in their storage orders; past K they
@@ -319,6 +331,27 @@ std::vector<Loop> cases() {
     all.push_back({false, 64, 64, 32, 4, aCols, bCols, 200, 3, 0, "cuda:90"});
   all.push_back({false, 128, 64, 32, 8, false, false, 96, 3, 0, "cuda:90"});
   all.push_back({true, 64, 64, 64, 4, false, false, 160, 3, 0, "cuda:90"});
+  // AMD, loads prefetched into registers: depths (one buffer at 2, two
+  // deeper, which only a loop's own num_stages asks for: the option stops
+  // at 2), storage orders, fewer iterations than stages and none, int8,
+  // 64-lane MFMA and 32-lane WMMA.
+  for (unsigned stages : {1u, 2u})
+    all.push_back(
+        {false, 64, 64, 32, 4, false, false, 200, stages, 0, "hip:gfx942"});
+  for (unsigned stages : {3u, 4u})
+    all.push_back(
+        {false, 64, 64, 32, 4, false, false, 200, 2, stages, "hip:gfx942"});
+  for (auto [aCols, bCols] :
+       {std::pair(true, false), std::pair(false, true), std::pair(true, true)})
+    all.push_back(
+        {false, 64, 64, 32, 4, aCols, bCols, 200, 2, 0, "hip:gfx942"});
+  all.push_back({false, 64, 64, 32, 4, false, false, 16, 1, 4, "hip:gfx942"});
+  all.push_back({false, 64, 64, 32, 4, false, false, 0, 2, 0, "hip:gfx942"});
+  all.push_back({true, 64, 32, 64, 2, false, true, 160, 2, 0, "hip:gfx942"});
+  all.push_back({false, 32, 32, 16, 1, false, false, 72, 1, 3, "hip:gfx942"});
+  all.push_back({false, 64, 64, 32, 4, false, false, 200, 2, 0, "hip:gfx1100"});
+  all.push_back({false, 64, 64, 32, 4, false, false, 200, 1, 3, "hip:gfx1100"});
+  all.push_back({false, 64, 64, 32, 4, true, true, 72, 2, 0, "hip:gfx1100"});
   return all;
 }
 

@@ -1,5 +1,6 @@
 // RUN: tessera-opt %s -split-input-file -tile-fma-dots | FileCheck %s
 // RUN: tessera-opt %s -split-input-file -tile-fma-dots -tile-nvidia-to-llvm -canonicalize -cse | FileCheck %s --check-prefix=LLVM
+// RUN: tessera-opt %s -split-input-file -tile-fma-dots=shared-bytes=262144 | FileCheck %s --check-prefix=BIG
 
 // A dot on the CUDA cores: A to a buffer with its rows contiguous (order
 // [0, 1]), B to one with its columns contiguous, then one dot per K step on
@@ -55,7 +56,8 @@ module attributes {tile.num_warps = 1 : i32, tile.warp_size = 32 : i32} {
 
 // -----
 
-// Operands over 64 KiB together (two 128x128xf32) stay in registers.
+// Operands over 64 KiB together (two 128x128xf32) stay in registers; with
+// 256 KiB of shared memory (shared-bytes), they go to buffers.
 // CHECK-LABEL: func.func @too_large
 // CHECK-NOT: tile.local_alloc
 // CHECK: = tile.dot
@@ -70,6 +72,42 @@ module attributes {tile.num_warps = 4 : i32, tile.warp_size = 32 : i32} {
     %b = tile.convert_layout %y : tensor<128x128xf32, #blocked> -> tensor<128x128xf32, #dot_op1>
     %d = tile.dot %a, %b, %zero : tensor<128x128xf32, #dot_op> * tensor<128x128xf32, #dot_op1> -> tensor<128x128xf32, #blocked>
     return %d : tensor<128x128xf32, #blocked>
+  }
+}
+// BIG-LABEL: func.func @too_large
+// BIG-COUNT-2: tile.local_alloc
+// BIG-COUNT-128: = tile.dot
+// BIG-NOT: = tile.dot
+
+// -----
+
+// A batched dot: buffers of [batch, rows, K] with A's rows (order [1, 2,
+// 0]) and B's columns (order [2, 1, 0]) contiguous, a K step the slice of
+// every batch at that K.
+// CHECK-DAG: #[[$A:shared[0-9]*]] = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 2, 0]}>
+// CHECK-DAG: #[[$B:shared[0-9]*]] = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [2, 1, 0]}>
+// CHECK-LABEL: func.func @batched
+// BIG-LABEL: func.func @batched
+// CHECK: %[[ABUF:.*]] = tile.local_alloc %{{.*}} -> !tile.memdesc<2x16x4xf32, #[[$A]]>
+// CHECK: %[[BBUF:.*]] = tile.local_alloc %{{.*}} -> !tile.memdesc<2x4x32xf32, #[[$B]]>
+// CHECK: tile.memdesc_subslice %[[ABUF]] [0, 0, 0] : {{.*}} -> !tile.memdesc<2x16x1xf32, #[[$A]], 2x16x4>
+// CHECK: tile.memdesc_subslice %[[BBUF]] [0, 0, 0] : {{.*}} -> !tile.memdesc<2x1x32xf32, #[[$B]], 2x4x32>
+// CHECK: = tile.dot {{.*}} : tensor<2x16x1xf32, #dot_op> * tensor<2x1x32xf32, #dot_op1>
+// CHECK: tile.memdesc_subslice %[[ABUF]] [0, 0, 3]
+// CHECK: tile.memdesc_subslice %[[BBUF]] [0, 3, 0]
+// CHECK: = tile.dot
+// CHECK-NOT: = tile.dot
+#blocked = #tile.blocked<{sizePerThread = [1, 1, 1], threadsPerWarp = [1, 8, 4], warpsPerCTA = [1, 1, 1], order = [2, 1, 0]}>
+#blocked1 = #tile.blocked<{sizePerThread = [1, 4, 4], threadsPerWarp = [1, 4, 8], warpsPerCTA = [1, 1, 1], order = [2, 1, 0]}>
+#dot_op = #tile.dot_operand<{opIdx = 0, parent = #blocked1, kWidth = 0}>
+#dot_op1 = #tile.dot_operand<{opIdx = 1, parent = #blocked1, kWidth = 0}>
+module attributes {tile.num_warps = 1 : i32, tile.warp_size = 32 : i32} {
+  func.func @batched(%x: tensor<2x16x4xf32, #blocked>, %y: tensor<2x4x32xf32, #blocked>) -> tensor<2x16x32xf32, #blocked1> {
+    %zero = arith.constant dense<0.000000e+00> : tensor<2x16x32xf32, #blocked1>
+    %a = tile.convert_layout %x : tensor<2x16x4xf32, #blocked> -> tensor<2x16x4xf32, #dot_op>
+    %b = tile.convert_layout %y : tensor<2x4x32xf32, #blocked> -> tensor<2x4x32xf32, #dot_op1>
+    %d = tile.dot %a, %b, %zero : tensor<2x16x4xf32, #dot_op> * tensor<2x4x32xf32, #dot_op1> -> tensor<2x16x32xf32, #blocked1>
+    return %d : tensor<2x16x32xf32, #blocked1>
   }
 }
 
