@@ -1380,14 +1380,18 @@ void frontend::Builder::descriptorReduce(const std::string &kind,
 Handle frontend::Builder::dot(const Handle &a, const Handle &b,
                               const std::optional<Handle> &acc,
                               const std::string &inputPrecision,
-                              const std::string &outDtype) {
+                              const std::string &outDtype,
+                              int64_t maxNumImpreciseAcc) {
   Impl &s = *impl;
+  if (maxNumImpreciseAcc < 0 || maxNumImpreciseAcc > INT32_MAX)
+    fail("max_num_imprecise_acc must be from 0 to 2**31 - 1, got " +
+         std::to_string(maxNumImpreciseAcc));
   DType ta = s.dtypeOf(a.dtype), tb = s.dtypeOf(b.dtype);
   // fp8e4b15 is multiplied as fp16, as Triton does.
   if (ta.isFp8e4b15() || tb.isFp8e4b15())
     return dot(ta.isFp8e4b15() ? cast(a, "float16") : a,
                tb.isFp8e4b15() ? cast(b, "float16") : b, acc, inputPrecision,
-               outDtype);
+               outDtype, maxNumImpreciseAcc);
   // bf16x3 and bf16x6 (as Triton): fp32 operands split into two or three
   // bf16 parts (x = hi + lo, or hi + mid + lo), and the products of the
   // parts that matter summed in fp32, the smallest first.
@@ -1453,7 +1457,8 @@ Handle frontend::Builder::dot(const Handle &a, const Handle &b,
   if (!precision)
     fail("unknown input precision '" + inputPrecision +
          "' (expected tf32, tf32x3, bf16x3, bf16x6 or ieee)");
-  auto op = DotOp::create(s.builder, s.loc, va, vb, c, *precision, 0);
+  auto op = DotOp::create(s.builder, s.loc, va, vb, c, *precision,
+                          int32_t(maxNumImpreciseAcc));
   if (failed(mlir::verify(op)))
     fail("dot of " + ta.name() + " and " + tb.name() + " into " + out.name() +
          " is not supported");

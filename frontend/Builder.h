@@ -159,8 +159,10 @@ public:
                         const Handle &value);
 
   // Computation.
+  /// `maxNumImpreciseAcc`: Triton's max_num_imprecise_acc (0: none).
   Handle dot(const Handle &a, const Handle &b, const std::optional<Handle> &acc,
-             const std::string &inputPrecision, const std::string &outDtype);
+             const std::string &inputPrecision, const std::string &outDtype,
+             int64_t maxNumImpreciseAcc = 0);
   /// `kind`: sum, max, min, prod, xor_sum, argmax, argmin.
   Handle reduce(const Handle &value, int axis, const std::string &kind);
   /// `kind`: cumsum, cumprod.

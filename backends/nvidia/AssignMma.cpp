@@ -293,10 +293,10 @@ struct TileNvidiaAssignMmaPass
                   : toShared(aSource, aElement, aShared);
     Value bOperand = toShared(bSource, bElement, bShared);
     Value c = castAndConvert(b, loc, dot.getC(), accumulator, mma);
-    auto warpgroupDot = WarpGroupDotOp::create(
-        b, loc, c.getType(), a, bOperand, c, /*useC=*/Value(),
-        dot.getPrecision(),
-        /*isAsync=*/false);
+    auto warpgroupDot =
+        WarpGroupDotOp::create(b, loc, c.getType(), a, bOperand, c,
+                               /*useC=*/Value(), dot.getPrecision(),
+                               /*isAsync=*/false, dot.getMaxNumImpreciseAcc());
     Value result = castAndConvert(b, loc, warpgroupDot.getD(), element,
                                   type.getEncoding());
     dot.replaceAllUsesWith(result);

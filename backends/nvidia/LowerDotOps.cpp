@@ -279,9 +279,10 @@ private:
                                         b.getStringAttr(name), args)
               .getResult(0);
     }
+    // Integer sums saturate at the i32 range, as Triton's mma.sync does.
     std::optional<NVVM::MMAIntOverflow> overflow;
     if (kind.isInteger)
-      overflow = NVVM::MMAIntOverflow::wrapped;
+      overflow = NVVM::MMAIntOverflow::satfinite;
     if (!d)
       d = NVVM::MmaOp::create(
         b, loc, resultType, a, bValues, c, {16, 8, kind.k},
@@ -614,11 +615,34 @@ public:
                 ? pack(rewriter, loc, {acc[first], acc[regs[2 * i + 1]]}, false)
                 : acc[first]);
       }
+    // fp8 products summed at most maxNumImpreciseAcc of K at a time in the
+    // tensor cores' precision: each group of k steps starts from zero
+    // (scale-d 0) and, waited for, is added to `total` in fp32.
+    int64_t bound = op.getMaxNumImpreciseAcc();
+    bool split = isa<FloatType>(aElement) &&
+                 aElement.getIntOrFloatBitWidth() == 8 && bound > 0 &&
+                 bound <= k;
+    int64_t group = std::max(bound, instrK);
+    SmallVector<Value> total;
+    if (split) {
+      Value zero = arith::ConstantOp::create(rewriter, loc,
+                                             rewriter.getF32FloatAttr(0.0f));
+      for (Value value : dRegisters)
+        total.push_back(op.getUseC()
+                            ? arith::SelectOp::create(rewriter, loc,
+                                                      adaptor.getUseC().front(),
+                                                      value, zero)
+                            : value);
+    }
+    Value restart = i32Constant(rewriter, loc, 0);
     callIntrinsic(rewriter, loc, "llvm.nvvm.wgmma.fence.sync.aligned");
     Value aDescriptor = a ? baseDescriptor(aBase, *a) : Value();
     Value bDescriptor = baseDescriptor(bBase, *b);
     const SmallVector<Value> *nextPacked = aPacked.begin();
     for (int64_t k0 = 0; k0 < k; k0 += instrK) {
+      bool groupStart = split && k0 % group == 0;
+      if (groupStart && k0)
+        callIntrinsic(rewriter, loc, "llvm.nvvm.wgmma.fence.sync.aligned");
       for (auto [t, tile] : llvm::enumerate(tiles)) {
         SmallVector<Value> operands;
         if (a)
@@ -627,7 +651,7 @@ public:
         else
           llvm::append_range(operands, *nextPacked++);
         operands.push_back(descriptor(bDescriptor, b->byteOffset(k0, tile[1])));
-        operands.push_back(k0 ? accumulate : addsC);
+        operands.push_back(groupStart ? restart : k0 ? accumulate : addsC);
         MutableArrayRef<Value> tileD =
             MutableArrayRef(dRegisters).slice(t * outputs, outputs);
         llvm::append_range(operands, tileD);
@@ -637,12 +661,23 @@ public:
         for (int64_t i = 0; i < outputs; ++i)
           tileD[i] = LLVM::ExtractValueOp::create(rewriter, loc, d, i);
       }
+      if (split && ((k0 + instrK) % group == 0 || k0 + instrK >= k)) {
+        callIntrinsic(rewriter, loc,
+                      "llvm.nvvm.wgmma.commit_group.sync.aligned");
+        dRegisters = waitGroup(rewriter, loc, dRegisters, 0);
+        for (auto [sum, part] : llvm::zip(total, dRegisters))
+          sum = arith::AddFOp::create(rewriter, loc, sum, part);
+      }
     }
-    callIntrinsic(rewriter, loc, "llvm.nvvm.wgmma.commit_group.sync.aligned");
-    // f16 accumulators are waited for here, to be unpacked (so their dots
-    // are not left in flight as f32 ones may be).
-    if (!op.getIsAsync() || halfAccumulators)
-      dRegisters = waitGroup(rewriter, loc, dRegisters, 0);
+    if (split) {
+      dRegisters = total;
+    } else {
+      callIntrinsic(rewriter, loc, "llvm.nvvm.wgmma.commit_group.sync.aligned");
+      // f16 accumulators are waited for here, to be unpacked (so their
+      // dots are not left in flight as f32 ones may be).
+      if (!op.getIsAsync() || halfAccumulators)
+        dRegisters = waitGroup(rewriter, loc, dRegisters, 0);
+    }
     for (auto [i, value] : llvm::enumerate(dRegisters)) {
       if (!halfAccumulators) {
         acc[dFirst[i]] = value;

@@ -211,3 +211,50 @@ def test_float8e4b15_computes_as_fp16(device):
     assert out[49] == x[:16].max()
     a = x.reshape(16, 16).astype(np.float64)
     np.testing.assert_allclose(product, a @ a, rtol=2e-3, atol=1e-5)
+
+
+@tessera.jit
+def imprecise_matmul_kernel(a_ptr, b_ptr, c_ptr, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                            BLOCK_K: tl.constexpr, LOW: tl.constexpr):
+    rm = tl.arange(0, BLOCK_M)
+    rn = tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        # e4m3 codes, as bytes.
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :]).to(tl.float8e4nv, bitcast=True)
+        b = tl.load(b_ptr + (k + rk)[:, None] * BLOCK_N + rn[None, :]).to(tl.float8e4nv,
+                                                                        bitcast=True)
+        acc = tl.dot(a, b, acc, max_num_imprecise_acc=LOW)
+    tl.store(c_ptr + rm[:, None] * BLOCK_N + rn[None, :], acc)
+
+
+@pytest.mark.parametrize("low", [0, 32, 64, 128])
+def test_max_num_imprecise_acc_adds_in_fp32(low):
+    # On Hopper, fp8 wgmmas sum at most `low` products of K in the tensor
+    # cores' precision, then add in fp32: one add.f32 per accumulator
+    # register a thread holds, per group of `low` (as Triton's).
+    block_m, block_n, block_k, warps = 64, 128, 128, 4
+    kernel = tessera.compile(
+        imprecise_matmul_kernel, {"a_ptr": "*u8:16", "b_ptr": "*u8:16",
+                                  "c_ptr": "*fp32:16", "K": "i32:16"}, "cuda:90",
+        constexprs={"BLOCK_M": block_m, "BLOCK_N": block_n, "BLOCK_K": block_k, "LOW": low},
+        num_warps=warps)
+    ptx = kernel.asm["ptx"]
+    assert "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3" in ptx
+    groups = block_k // low if low else 0
+    assert ptx.count("add.f32") == block_m * block_n // (32 * warps) * groups
+
+
+@pytest.mark.parametrize("low", [32, 64])
+def test_max_num_imprecise_acc_results(device, low):
+    rng = np.random.default_rng(low)
+    M, N, K = 64, 128, 256
+    a = rng.integers(-4, 5, (M, K)).astype(np.float32)
+    b = rng.integers(-4, 5, (K, N)).astype(np.float32)
+    codes = {float(decode(c, 3, 7, False)): c for c in range(256) if c not in (0x7F, 0xFF)}
+    a8 = np.vectorize(codes.get)(a).astype(np.uint8)
+    b8 = np.vectorize(codes.get)(b).astype(np.uint8)
+    c = np.zeros((M, N), np.float32)
+    imprecise_matmul_kernel[(1,)](a8, b8, c, K, BLOCK_M=M, BLOCK_N=N, BLOCK_K=128, LOW=low)
+    np.testing.assert_array_equal(c, a @ b)

@@ -572,6 +572,44 @@ def test_dot_of_small_shapes(device, rng, name, shape):
     check(c, a64 @ b64, 1e-2)
 
 
+@triton.jit
+def multidim_dot_kernel(X, Y, Z, RANK: tl.constexpr, TRANS_A: tl.constexpr,
+                        TRANS_B: tl.constexpr):
+    x = tl.load(X + tl.arange(0, 256 << RANK)).reshape([2] * (RANK - 2) + [32, 32])
+    y = tl.load(Y + tl.arange(0, 256 << RANK)).reshape([2] * (RANK - 2) + [32, 32])
+    if TRANS_A:
+        x = tl.trans(x)
+    if TRANS_B:
+        y = tl.trans(y)
+    tl.store(Z + tl.arange(0, 256 << RANK), tl.dot(x, y).reshape([256 << RANK]))
+
+
+# As Triton: every dimension of a dot's operands but the last two is a
+# batch dimension, and tl.trans without dims swaps the last two.
+@pytest.mark.parametrize("rank", [2, 3, 4, 5])
+@pytest.mark.parametrize("trans", [(False, False), (True, False), (False, True)],
+                         ids=["NN", "TN", "NT"])
+def test_dot_of_many_batch_dimensions(device, rng, rank, trans):
+    shape = (2,) * (rank - 2) + (32, 32)
+    a = rng.integers(-4, 5, shape).astype(np.float16)
+    b = rng.integers(-4, 5, shape).astype(np.float16)
+    c = np.zeros(shape, np.float32)
+    multidim_dot_kernel[(1,)](a, b, c, RANK=rank, TRANS_A=trans[0], TRANS_B=trans[1])
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    expected = (np.swapaxes(a64, -1, -2) if trans[0] else a64) @ \
+        (np.swapaxes(b64, -1, -2) if trans[1] else b64)
+    np.testing.assert_array_equal(c, expected)
+
+
+def test_trans_of_one_dimension_is_an_error():
+    @triton.jit
+    def kernel(X):
+        tl.store(X + tl.arange(0, 16), tl.trans(tl.arange(0, 16)))
+
+    with pytest.raises(triton.CompilationError, match="0- or 1-dimensional"):
+        kernel.warmup(np.zeros(16, np.int32), grid=(1,))
+
+
 def torch_where(device):
     torch = pytest.importorskip("torch")
     if device != "interpreter" and not torch.cuda.is_available():

@@ -2,7 +2,6 @@
 CSV and PNG."""
 
 import csv
-import time
 
 import numpy as np
 import pytest
@@ -12,26 +11,46 @@ import tessera.language as tl
 from tessera import testing
 
 
-def sleeper(ms):
-    return lambda: time.sleep(ms / 1e3)
+class FixedTimer:
+    """A timer whose runs take `times` milliseconds, in turn; it records how
+    many runs each call times."""
+
+    def __init__(self, times):
+        self.times = list(times)
+        self.calls = []
+
+    def synchronize(self):
+        pass
+
+    def time(self, fn, runs, flush=True, grad_to_none=None):
+        self.calls.append(runs)
+        return [self.times[i % len(self.times)] for i in range(runs)]
+
+    def close(self):
+        pass
 
 
-def test_do_bench_measures_milliseconds():
-    t = testing.do_bench(sleeper(2), warmup=2, rep=20)
-    assert 1.5 < t < 20
-    low, median, high = testing.do_bench(sleeper(1), warmup=1, rep=10,
-                                         quantiles=[0.1, 0.5, 0.9])
-    assert low <= median <= high
-    runs = testing.do_bench(sleeper(1), warmup=1, rep=10, return_mode="all")
-    assert isinstance(runs, list) and len(runs) >= 5 and min(runs) >= 0.9
-    # Separate runs cannot be ordered against each other on a loaded machine:
-    # each mode gives one time of a 1 ms sleep.
-    for mode in ("min", "max", "mean", "median"):
-        assert 0.9 <= testing.do_bench(sleeper(1), rep=5, return_mode=mode) < 50
+def test_do_bench_summarises_the_runs(monkeypatch):
+    timer = FixedTimer([2.0, 4.0, 1.0, 3.0, 5.0])
+    monkeypatch.setattr(testing, "_timer", lambda: timer)
+    called = []
+    # Five runs estimate 3 ms a call: 9 ms of warmup is 3 calls, 30 ms of
+    # measurement 10 runs (twice the list: mean 3, median 3).
+    assert testing.do_bench(lambda: called.append(1), warmup=9, rep=30) == 3.0
+    assert timer.calls == [5, 10]
+    assert len(called) == 1 + 3
+    expected = {"min": 1.0, "max": 5.0, "mean": 3.0, "median": 3.0,
+                "all": [2.0, 4.0, 1.0, 3.0, 5.0] * 2}
+    for mode, value in expected.items():
+        assert testing.do_bench(lambda: None, warmup=9, rep=30, return_mode=mode) == value
+    # Quantiles interpolate between the sorted runs' closest ranks.
+    assert testing.do_bench(lambda: None, warmup=9, rep=30,
+                            quantiles=[0.1, 0.5, 0.95]) == [1.0, 3.0, 5.0]
+    assert testing.do_bench(lambda: None, warmup=9, rep=30, quantiles=[0.25]) == 2.0
     with pytest.raises(ValueError, match="return_mode must be one of"):
-        testing.do_bench(sleeper(0), return_mode="average")
+        testing.do_bench(lambda: None, return_mode="average")
     with pytest.raises(ValueError, match=r"quantiles lie in \[0, 1\]"):
-        testing.do_bench(sleeper(0), rep=1, quantiles=[2])
+        testing.do_bench(lambda: None, rep=1, quantiles=[2])
 
 
 def test_do_bench_runs_kernels():
@@ -53,7 +72,7 @@ def test_cudagraph_needs_a_gpu():
     except ImportError:
         pass
     with pytest.raises(RuntimeError, match="do_bench_cudagraph needs PyTorch with a GPU"):
-        testing.do_bench_cudagraph(sleeper(0))
+        testing.do_bench_cudagraph(lambda: None)
 
 
 def test_perf_report_prints_saves_and_plots(tmp_path, capsys):

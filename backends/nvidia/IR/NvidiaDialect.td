@@ -90,6 +90,11 @@ def TileNvidia_WarpGroupDotOp : TileNvidia_Op<"warpgroup_dot", [
     operands' shared memory written, after a `tile_nvidia.warpgroup_dot_wait`
     that retires it. Otherwise it is complete when the op returns.
 
+    `maxNumImpreciseAcc` (fp8 operands; 0: none) bounds how many of K's
+    products the tensor cores sum in their reduced precision: every such
+    many, the sum so far is waited for and added to `d` in fp32 (as
+    Triton's `max_num_imprecise_acc`), which leaves the op complete too.
+
     ```mlir
     %d = tile_nvidia.warpgroup_dot %a, %b, %c : !tile.memdesc<128x64xf16, #nvmma> * !tile.memdesc<64x256xf16, #nvmma_b> -> tensor<128x256xf32, #mma>
     %e = tile_nvidia.warpgroup_dot %a, %b, %c useC %notFirst : !tile.memdesc<128x64xf16, #nvmma> * !tile.memdesc<64x256xf16, #nvmma_b> -> tensor<128x256xf32, #mma>
@@ -100,7 +105,8 @@ def TileNvidia_WarpGroupDotOp : TileNvidia_Op<"warpgroup_dot", [
                    Optional<I1>:$useC,
                    DefaultValuedAttr<Tile_InputPrecision,
                                      "::mlir::tile::InputPrecision::ieee">:$precision,
-                   UnitAttr:$isAsync);
+                   UnitAttr:$isAsync,
+                   DefaultValuedAttr<I32Attr, "0">:$maxNumImpreciseAcc);
   let results = (outs Tile_IntOrFloatTensor:$d);
   let assemblyFormat = [{
     $a `,` $b `,` $c (`useC` $useC^)? (`precision` `=` $precision^)? attr-dict

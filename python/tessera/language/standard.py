@@ -195,9 +195,14 @@ def permute(input, *dims):
 
 
 def trans(input, *dims):
+    """Permutes input's dimensions by `dims`; without, swaps the last two
+    (a transpose, batched where there are more), as Triton's."""
     x = _t(input)
     if not dims:
-        dims = list(reversed(builtins.range(len(x.shape))))
+        rank = len(x.shape)
+        if rank < 2:
+            raise ValueError("tl.trans invoked with a 0- or 1-dimensional tensor")
+        dims = list(builtins.range(rank - 2)) + [rank - 1, rank - 2]
     return permute(x, *dims)
 
 
@@ -561,8 +566,22 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None, max_num_i
     out = _unwrap(out_dtype)
     a, b = _t(input), _t(other)
     out_name = out.name if (a.dtype.is_floating() and out is not None) else ""
+    rank = len(a.shape)
+    if rank > 3 and len(b.shape) == rank:
+        # Every dimension but the last two is a batch: one batch dimension
+        # for the dot, then the shape back.
+        batch = [d.value for d in a.shape[:-2]]
+        count = 1
+        for size in batch:
+            count *= size
+        flat = lambda x: reshape(x, [count] + [d.value for d in x.shape[-2:]])
+        a, b = flat(a), flat(b)
+        acc = flat(_t(acc)) if acc is not None else None
+        d = dot(a, b, acc, precision, None, max_num_imprecise_acc, out_dtype)
+        return reshape(d, batch + [d.shape[1].value, d.shape[2].value])
+    imprecise = _unwrap(max_num_imprecise_acc)
     return tensor(_call("dot", a.handle, b.handle, _t(acc).handle if acc is not None else None,
-                        precision, out_name))
+                        precision, out_name, 0 if imprecise is None else imprecise))
 
 
 def _keep(result, input, axis, keep_dims):

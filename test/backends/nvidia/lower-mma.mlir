@@ -54,7 +54,7 @@ module attributes {tile.num_warps = 1 : i32} {
 // CHECK: llvm.and %{{.*}}, %{{.*}} : i32
 // CHECK: llvm.fsub
 // CHECK-COUNT-3: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<tf32>
-// CHECK: nvvm.mma.sync {{.*}}intOverflowBehavior = #nvvm.mma_int_overflow<wrapped>{{.*}}multiplicandAPtxType = #nvvm.mma_type<s8>{{.*}}k = 32{{.*}} : (i32, i32, i32)
+// CHECK: nvvm.mma.sync {{.*}}intOverflowBehavior = #nvvm.mma_int_overflow<satfinite>{{.*}}multiplicandAPtxType = #nvvm.mma_type<s8>{{.*}}k = 32{{.*}} : (i32, i32, i32)
 // CHECK: llvm.call_intrinsic "llvm.nvvm.mma.m16n8k32.row.col.f32.e4m3.e5m2.f32"({{.*}}) : (i32, i32, i32, i32, i32, i32, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 func.func @types(%a: tensor<16x32x!tile.ptr<bf16>>, %b: tensor<32x8x!tile.ptr<bf16>>,
                  %f: tensor<16x8x!tile.ptr<f32>>, %i: tensor<16x32x!tile.ptr<i8>>,

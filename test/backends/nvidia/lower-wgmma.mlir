@@ -73,3 +73,35 @@ func.func @chained(%q: tensor<128x64x!tile.ptr<f16>>, %k: tensor<64x64x!tile.ptr
   tile.store %o, %r : tensor<128x64x!tile.ptr<f32>>
   return
 }
+
+// -----
+
+// fp8 with maxNumImpreciseAcc = 64 of K = 128 (k32 instructions): two
+// groups of two wgmmas, each starting from zero (scale-d 0, then 1),
+// committed and waited for, then added to the fp32 sum, one add per
+// accumulator register (64 a thread); no commit after the last group.
+// CHECK-LABEL: llvm.func @fp8_imprecise
+// CHECK: llvm.call_intrinsic "llvm.nvvm.wgmma.fence.sync.aligned"
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {{.*}}" %{{[0-9]+}}, %{{[0-9]+}}, %[[ZERO:[0-9]+]],
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 {{.*}}" %{{[0-9]+}}, %{{[0-9]+}}, %[[ONE:[0-9]+]],
+// CHECK: llvm.call_intrinsic "llvm.nvvm.wgmma.commit_group.sync.aligned"
+// CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 0;"
+// CHECK-COUNT-64: llvm.fadd
+// CHECK-NOT: llvm.fadd
+// CHECK: llvm.call_intrinsic "llvm.nvvm.wgmma.fence.sync.aligned"
+// CHECK: wgmma.mma_async{{.*}}" %{{[0-9]+}}, %{{[0-9]+}}, %[[ZERO]],
+// CHECK: wgmma.mma_async{{.*}}" %{{[0-9]+}}, %{{[0-9]+}}, %[[ONE]],
+// CHECK: llvm.call_intrinsic "llvm.nvvm.wgmma.commit_group.sync.aligned"
+// CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 0;"
+// CHECK-COUNT-64: llvm.fadd
+// CHECK-NOT: wgmma
+// CHECK: llvm.return
+func.func @fp8_imprecise(%a: tensor<64x128x!tile.ptr<f8E4M3FN>>, %b: tensor<128x128x!tile.ptr<f8E4M3FN>>,
+                         %c: tensor<64x128x!tile.ptr<f32>>) {
+  %zero = arith.constant dense<0.0> : tensor<64x128xf32>
+  %x = tile.load %a : tensor<64x128x!tile.ptr<f8E4M3FN>>
+  %y = tile.load %b : tensor<128x128x!tile.ptr<f8E4M3FN>>
+  %d = tile.dot %x, %y, %zero {maxNumImpreciseAcc = 64 : i32} : tensor<64x128xf8E4M3FN> * tensor<128x128xf8E4M3FN> -> tensor<64x128xf32>
+  tile.store %c, %d : tensor<64x128x!tile.ptr<f32>>
+  return
+}
