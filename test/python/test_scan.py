@@ -85,3 +85,32 @@ def test_float_scans(device, dtype):
     np.testing.assert_allclose(s.astype(np.float64), np.cumsum(x.astype(np.float64)),
                                atol=tol)
     np.testing.assert_array_equal(m, np.maximum.accumulate(x))
+
+
+@tessera.jit
+def bf16_scans_kernel(x_ptr, sum_ptr, prod_ptr, max_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N)).to(tl.bfloat16)
+    total = tl.cumsum(x)
+    product = tl.cumprod(x)
+    largest = tl.max(x)
+    tl.static_assert(total.dtype == tl.float32)
+    tl.static_assert(product.dtype == tl.float32)
+    tl.static_assert(largest.dtype == tl.float32)
+    tl.static_assert(tl.min(x, 0, return_indices=True)[0].dtype == tl.float32)
+    tl.store(sum_ptr + tl.arange(0, N), total)
+    tl.store(prod_ptr + tl.arange(0, N), product)
+    tl.store(max_ptr, largest)
+
+
+def test_bf16_scans_and_reductions_compute_in_fp32(device):
+    # As Triton's: bf16 is promoted to fp32 first. A cumsum of 1024 ones in
+    # bf16 would stop at 256 (257 is not a bf16 value).
+    n = 1024
+    x = np.ones(n, np.float32)
+    x[1::2] = 1.0078125  # 1 + 2^-7, a bf16 value
+    sums, products = np.zeros(n, np.float32), np.zeros(n, np.float32)
+    largest = np.zeros(1, np.float32)
+    bf16_scans_kernel[(1,)](x, sums, products, largest, N=n)
+    np.testing.assert_allclose(sums, np.cumsum(x.astype(np.float64)), rtol=1e-6)
+    np.testing.assert_allclose(products, np.cumprod(x.astype(np.float64)), rtol=1e-4)
+    assert largest[0] == np.float32(1.0078125)

@@ -12,7 +12,7 @@ import enum
 
 from .. import knobs
 from .core import (CompilationError, _binary, _builder, _dtype_argument, _frontend_error, _state,
-                   _unwrap, float32, int1, tensor, to_tensor)
+                   _unwrap, bfloat16, float32, int1, tensor, to_tensor)
 
 
 def _call(method, *args):
@@ -634,7 +634,15 @@ def xor_sum(input, axis=None, keep_dims=False):
     return _reduce_builtin("xor_sum", input, axis, keep_dims)
 
 
+def _promote_bfloat16(input):
+    """bf16 values as fp32, as Triton's reductions and scans take them
+    (their results are fp32)."""
+    x = _t(input)
+    return x.to(float32) if x.dtype == bfloat16 else x
+
+
 def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    input = _promote_bfloat16(input)
     if _unwrap(return_indices):
         return (_reduce_builtin("max", input, axis, keep_dims),
                 _reduce_builtin("argmax", input, axis, keep_dims))
@@ -642,6 +650,7 @@ def max(input, axis=None, return_indices=False, return_indices_tie_break_left=Tr
 
 
 def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    input = _promote_bfloat16(input)
     if _unwrap(return_indices):
         return (_reduce_builtin("min", input, axis, keep_dims),
                 _reduce_builtin("argmin", input, axis, keep_dims))
@@ -738,14 +747,15 @@ def associative_scan(input, axis, combine_fn, reverse=False):
 
 
 def cumsum(input, axis=0, reverse=False, dtype=None):
-    x = _t(input)
+    x = _promote_bfloat16(input)
     if _unwrap(dtype) is not None:
         x = x.to(_unwrap(dtype))
     return tensor(_call("scan", x.handle, _axis(axis), "cumsum", builtins.bool(_unwrap(reverse))))
 
 
 def cumprod(input, axis=0, reverse=False):
-    return tensor(_call("scan", _t(input).handle, _axis(axis), "cumprod", builtins.bool(_unwrap(reverse))))
+    return tensor(_call("scan", _promote_bfloat16(input).handle, _axis(axis), "cumprod",
+                        builtins.bool(_unwrap(reverse))))
 
 
 # ----------------------------------------------------------------------------
