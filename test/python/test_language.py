@@ -979,3 +979,25 @@ def test_triton_loop_markers_are_accepted(device):
     out = np.zeros(1, np.int32)
     licm_markers_kernel[(1,)](out, 5)
     assert out[0] == 5 * 1000 + 10
+
+
+@tessera.jit
+def types_kernel(X, Out, N: tl.constexpr):
+    x = tl.load(X + tl.arange(0, N))
+    # A pointer's type is its pointer_type, a block's a block_type, a
+    # scalar's its dtype (Triton's `Out.type.element_ty`, `x.type.scalar`).
+    tl.static_assert(Out.type.element_ty == tl.float32)
+    tl.static_assert(X.dtype.element_ty == tl.float16)
+    tl.static_assert(x.type.is_block())
+    tl.static_assert(x.type.scalar == tl.float16)
+    tl.static_assert(x.type.element_ty == tl.float16)
+    tl.static_assert(x.type.shape == [N])
+    tl.static_assert(x.type == tl.block_type(tl.float16, [N]))
+    tl.static_assert(not tl.sum(x, 0).type.is_block())
+    tl.store(Out + tl.arange(0, N), x.to(Out.type.element_ty))
+
+
+def test_tensor_types(device):
+    out = np.zeros(16, np.float32)
+    types_kernel[(1,)](np.full(16, 1.5, np.float16), out, N=16)
+    np.testing.assert_array_equal(out, 1.5)

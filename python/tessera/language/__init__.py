@@ -1,7 +1,7 @@
 """tessera.language: the kernel language, with the names of triton.language."""
 
 from . import math
-from .core import (CompilationError, bfloat16, const, constexpr, dtype, float8_e4m3,
+from .core import (CompilationError, bfloat16, block_type, const, constexpr, dtype, float8_e4m3,
                    float8_e5m2, float8e4b15, float8e4nv, float8e5, float16, float32, float64, int1, int8, int16,
                    int32, int64, pi32_t, pointer_type, str_to_ty, tensor, uint8, uint16, uint32,
                    uint64, void)

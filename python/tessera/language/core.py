@@ -94,6 +94,9 @@ class dtype:
     def is_ptr(self):
         return False
 
+    def is_block(self):
+        return False
+
     def is_fp16(self):
         return self.name == "float16"
 
@@ -165,6 +168,32 @@ class pointer_type(dtype):
     @property
     def primitive_bitwidth(self):
         return 64
+
+
+class block_type(dtype):
+    """The type of a block (Triton's): its elements' type and its shape."""
+
+    def __init__(self, element_ty, shape):
+        self.element_ty = _unwrap(element_ty)
+        self.shape = [_unwrap(d) for d in shape]
+        super().__init__(f"<{self.shape}, {self.element_ty.name}>")
+
+    def is_block(self):
+        return True
+
+    @property
+    def scalar(self):
+        return self.element_ty
+
+    @property
+    def numel(self):
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    def get_block_shapes(self):
+        return self.shape
 
 
 int1 = dtype("int1")
@@ -333,7 +362,8 @@ class tensor:
         self.handle = handle
         self.dtype = _dtype_of(handle.dtype)
         self.shape = [constexpr(d) for d in handle.shape]
-        self.type = self  # `x.type.scalar` reads as in Triton
+        # A scalar's type is its dtype, a block's a block_type.
+        self.type = block_type(self.dtype, handle.shape) if handle.shape else self.dtype
 
     @property
     def scalar(self):
