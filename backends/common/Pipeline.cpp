@@ -925,6 +925,7 @@ LogicalResult prefetchLoop(scf::ForOp loop, MutableArrayRef<OperandLoad> loads,
     Value view = MemDescIndexOp::create(rewriter, loc, viewType, buffer, slot);
     LocalStoreOp::create(rewriter, loc, prefetch->getResult(0), view);
   }
+  Operation *firstStore = beforeStores->getNextNode();
   for (auto [operand, buffer, viewType] : llvm::zip(loads, buffers, viewTypes))
     readBuffers(rewriter, loop, operand, buffer, viewType);
   // Stores past the end write buffers no one reads; they are done before
@@ -937,7 +938,6 @@ LogicalResult prefetchLoop(scf::ForOp loop, MutableArrayRef<OperandLoad> loads,
   // The loads first, then the iteration's work, then the stores of the
   // next iteration's tiles.
   std::vector<std::pair<Operation *, unsigned>> schedule;
-  Operation *firstStore = beforeStores->getNextNode();
   for (Operation &op : body->without_terminator())
     if (stage0->contains(&op))
       schedule.emplace_back(&op, 0);
