@@ -617,11 +617,12 @@ public:
       }
     // fp8 products summed at most maxNumImpreciseAcc of K at a time in the
     // tensor cores' precision: each group of k steps starts from zero
-    // (scale-d 0) and, waited for, is added to `total` in fp32.
+    // (scale-d 0) and, waited for, is added to `total` in fp32 (f16
+    // accumulators keep their own precision).
     int64_t bound = op.getMaxNumImpreciseAcc();
     bool split = isa<FloatType>(aElement) &&
-                 aElement.getIntOrFloatBitWidth() == 8 && bound > 0 &&
-                 bound <= k;
+                 aElement.getIntOrFloatBitWidth() == 8 && !halfAccumulators &&
+                 bound > 0 && bound <= k;
     int64_t group = std::max(bound, instrK);
     SmallVector<Value> total;
     if (split) {
