@@ -906,6 +906,14 @@ Handle frontend::Builder::unary(const std::string &op, const Handle &a) {
     return s.handle(arith::XOrIOp::create(ob, loc, v, allOnes), t);
   }
   if (op == "abs") {
+    if (t.isFloat() && t.bits() == 8) {
+      // fp8: the sign bit cleared, as Triton's.
+      Value mask = s.intConstantOf(8, 0x7f, shape);
+      Value bits = arith::BitcastOp::create(ob, loc, mask.getType(), v);
+      Value cleared = arith::AndIOp::create(ob, loc, bits, mask);
+      return s.handle(arith::BitcastOp::create(ob, loc, v.getType(), cleared),
+                      t);
+    }
     if (t.isFloat())
       return s.handle(math::AbsFOp::create(ob, loc, v), t);
     if (!t.isSigned())

@@ -674,6 +674,29 @@ public:
       srcValues = converted;
       src = natural;
     }
+    if (!dst && !lastDimInRegisters(*src)) {
+      // Into scalars: both elements in every thread's registers.
+      std::vector<LinearLayout::InDim> ins;
+      for (const LinearLayout::InDim &in : src->getInDims())
+        ins.push_back({in.name, in.name == kRegister
+                                    ? std::vector<std::vector<int32_t>>{{1}}
+                                    : std::vector<std::vector<int32_t>>(
+                                          in.bases.size(), {0})});
+      llvm::Expected<LinearLayout> both =
+          LinearLayout::create(std::move(ins), {{dimName(0), 2}});
+      if (!both) {
+        llvm::consumeError(both.takeError());
+        return loweringError(op, "no layout holds both elements");
+      }
+      FailureOr<SmallVector<Value>> values =
+          convertLayout(rewriter, op.getLoc(), state, *src, *both, {2},
+                        srcValues, convertElement(op.getSrc().getType()));
+      if (failed(values))
+        return loweringError(op, "no conversion of the pair to each thread");
+      converted = *values;
+      srcValues = converted;
+      src = *both;
+    }
     if (!lastDimInRegisters(*src))
       return loweringError(
           op, "a split's pairs must be in one thread's registers");

@@ -393,16 +393,17 @@ Value NvidiaTargetInfo::atomicRMW(OpBuilder &b, Location loc, RMWKind kind,
                       prefix + op.str() + (isSigned ? ".s" : ".u") + width,
                       value, ptr, type);
     }
-    // PTX has no float max or min; as Triton, on the bits: those of
-    // non-negative floats order as signed integers, those of negative ones
-    // in reverse as unsigned (a max is a signed max where the value is >= 0,
-    // an unsigned min where it is < 0).
-    Value zero =
-        LLVM::ConstantOp::create(b, loc, type, b.getFloatAttr(type, 0));
+    // PTX has no float max or min; as Triton, on the bits: those of floats
+    // without the sign bit order as signed integers, those with it in
+    // reverse as unsigned (a max is a signed max where the sign is clear, an
+    // unsigned min where it is set: -0.0 is below 0.0 and above -1.0).
+    Type intType = b.getIntegerType(bits);
+    Value asInt = LLVM::BitcastOp::create(b, loc, intType, value);
+    Value zero = LLVM::ConstantOp::create(b, loc, intType, 0);
     Value positive =
-        LLVM::FCmpOp::create(b, loc, LLVM::FCmpPredicate::oge, value, zero);
+        LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::sge, asInt, zero);
     Value negative =
-        LLVM::FCmpOp::create(b, loc, LLVM::FCmpPredicate::olt, value, zero);
+        LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::slt, asInt, zero);
     StringRef reverse = isMax ? "min" : "max";
     Value signedOld = emitAtom(b, loc, prefix + op.str() + ".s" + width, value,
                                ptr, type, positive);

@@ -258,3 +258,19 @@ def test_max_num_imprecise_acc_results(device, low):
     c = np.zeros((M, N), np.float32)
     imprecise_matmul_kernel[(1,)](a8, b8, c, K, BLOCK_M=M, BLOCK_N=N, BLOCK_K=128, LOW=low)
     np.testing.assert_array_equal(c, a @ b)
+
+
+@tessera.jit
+def abs_kernel(x_ptr, y_ptr, FMT: tl.constexpr):
+    offs = tl.arange(0, 256)
+    x = tl.load(x_ptr + offs).to(FMT, bitcast=True)
+    tl.store(y_ptr + offs, tl.abs(x).to(tl.uint8, bitcast=True))
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_abs_clears_the_sign_bit(device, name):
+    # As Triton's: every code, NaNs too, keeps its bits but the sign.
+    codes = np.arange(256, dtype=np.uint8)
+    out = np.zeros(256, np.uint8)
+    abs_kernel[(1,)](codes, out, FMT=FORMATS[name][0])
+    np.testing.assert_array_equal(out, codes & 0x7F)

@@ -1001,3 +1001,18 @@ def test_tensor_types(device):
     out = np.zeros(16, np.float32)
     types_kernel[(1,)](np.full(16, 1.5, np.float16), out, N=16)
     np.testing.assert_array_equal(out, 1.5)
+
+
+@tessera.jit
+def split_to_scalars_kernel(X, Z1, Z2):
+    z1, z2 = tl.split(tl.load(X + tl.arange(0, 2)))
+    tl.static_assert(z1.shape == [] and z2.shape == [])
+    tl.store(Z1, z1)
+    tl.store(Z2, z2)
+
+
+def test_split_of_two_elements_gives_scalars(device):
+    # Each thread gets both elements, wherever the load put them.
+    z1, z2 = np.zeros(1, np.int64), np.zeros(1, np.int64)
+    split_to_scalars_kernel[(1,)](np.array([7, 9], np.int64), z1, z2)
+    assert (z1[0], z2[0]) == (7, 9)

@@ -352,7 +352,7 @@ def float_extrema_kernel(x_ptr, max_ptr, min_ptr, old_ptr, N: tl.constexpr):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_float_atomic_max_and_min_of_either_sign(device, dtype):
     # PTX has no float max: NVIDIA's compares the bits, as signed integers
-    # where the value is >= 0 and as unsigned ones, reversed, where < 0.
+    # where the sign bit is clear and as unsigned ones, reversed, where set.
     x = np.array([-3.5, 2.0, -0.25, 7.0, -8.0, 0.5, -1.0, 3.0], dtype)
     for start in (-100.0, 5.0):
         mx, mn = np.array([start], dtype), np.array([-start], dtype)
@@ -360,6 +360,12 @@ def test_float_atomic_max_and_min_of_either_sign(device, dtype):
         float_extrema_kernel[(1,)](x, mx, mn, old, N=8)
         assert mx[0] == max(start, x.max()) and mn[0] == min(-start, x.min())
         assert set(old) <= set(x) | {start}
+    # -0.0 is above every negative number and below every positive one.
+    zeros = np.full(8, -0.0, dtype)
+    largest = np.finfo(dtype).max
+    mx, mn = np.array([-largest], dtype), np.array([largest], dtype)
+    float_extrema_kernel[(1,)](zeros, mx, mn, np.zeros(8, dtype), N=8)
+    assert mx[0] == 0 and np.signbit(mx[0]) and mn[0] == 0 and np.signbit(mn[0])
 
 
 @tessera.jit
