@@ -12,11 +12,15 @@ import sys
 
 def kernels(dsl, path=None):
     """`path` (bench/kernels.py by default) run as a module with `tl` and
-    `jit` of "tessera" or "triton"; None where that DSL is not installed."""
+    `jit` of "tessera" or "triton"; None where upstream Triton, a reference,
+    is not installed. Tessera that does not import is an error, with its
+    cause."""
     try:
         package = importlib.import_module(dsl)
         language = importlib.import_module(dsl + ".language")
-    except ImportError:
+    except ImportError as e:
+        if dsl == "tessera" or getattr(e, "name", None) != dsl:
+            raise ImportError(f"{dsl} does not import: {e}") from e
         return None
     path = path or os.path.join(os.path.dirname(__file__), "kernels.py")
     name = os.path.splitext(os.path.basename(path))[0]

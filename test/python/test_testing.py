@@ -149,3 +149,28 @@ def test_the_runtimes_events_time_gpu_kernels(device):
     # Each run's events measured something (the figures are bench/'s job).
     assert len(times) == 10 and all(0 < t < 1000 for t in times), times
     gpu.driver().release(x.address)
+
+
+def test_benchmarks_report_why_tessera_does_not_import(monkeypatch):
+    # bench/common.py: a missing reference (upstream Triton) is None, a
+    # Tessera that fails to import is an error naming the cause.
+    import importlib
+    import os
+    import sys
+    monkeypatch.syspath_prepend(os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+    common = importlib.import_module("common")
+    real = importlib.import_module
+
+    def fake(name, *args):
+        if name == "tessera.language":
+            raise ImportError("libLLVM.so.22: cannot open shared object file",
+                              name="tessera._tessera")
+        if name == "triton":
+            raise ModuleNotFoundError("No module named 'triton'", name="triton")
+        return real(name, *args)
+
+    monkeypatch.setattr(common.importlib, "import_module", fake)
+    with pytest.raises(ImportError, match="tessera does not import: libLLVM.so.22"):
+        common.kernels("tessera")
+    assert common.kernels("triton") is None
+    sys.modules.pop("common", None)
