@@ -145,6 +145,7 @@ WARPS = ["1", "2", "4", "8", "16", "0", "3", "64", "4294967295"]
 WARP_SIZES = ["32", "64", "16", "0", "1", "33"]
 CAPABILITIES = ["80", "89", "90", "70", "0", "100"]
 STAGES = ["1", "2", "3", "4", "0", "7", "100"]
+SHARED_BYTES = ["65536", "232448", "0", "-1", "1099511627776"]
 MATRIX_CORES = ["mfma-version=2", "mfma-version=3", "mfma-version=4", "wmma-version=1",
                 "wmma-version=2", "mfma-version=9", '"mfma-version=3 wmma-version=1"',
                 '"mfma-version=3 matrix-instr-nonkdim=16"', "matrix-instr-nonkdim=8"]
@@ -159,7 +160,7 @@ NVIDIA_PIPELINE = ["-tile-nvidia-select-bulk-copies={sel}", "-tile-lower-descrip
 AMD_PIPELINE = ["-tile-lower-descriptors", "-tile-assign-layouts{layout}",
                 "-tile-amd-assign-matrix-cores={cores}",
                 "-tile-remove-conversions", "-canonicalize", "-cse",
-                "-tile-pipeline=num-stages={stages}", "-tile-fma-dots",
+                "-tile-pipeline={pipe}", "-tile-fma-dots={fma}",
                 "-tile-allocate-shared-memory",
                 "-tile-amd-to-llvm={amd}", "-canonicalize", "-cse"]
 SINGLE_PASSES = ["-tile-default-pipeline", "-tile-combine", "-canonicalize", "-cse",
@@ -170,6 +171,7 @@ SINGLE_PASSES = ["-tile-default-pipeline", "-tile-combine", "-canonicalize", "-c
                  "-tile-nvidia-to-llvm", "-tile-amd-to-llvm={amd}",
                  "-tile-nvidia-fence-async-shared", "-tile-nvidia-async-warpgroup-dots",
                  "-tile-fma-dots", "-tile-amd-assign-matrix-cores={cores}",
+                 "-tile-pipeline={pipe}", "-tile-fma-dots={fma}",
                  "-loop-invariant-code-motion", "-inline", "-symbol-dce"]
 
 
@@ -189,7 +191,11 @@ def random_pipeline(rng):
         return text.format(layout=layout, mma=mma, stages=rng.choice(STAGES),
                            sel=f'"compute-capability={cc} num-warps={rng.choice(WARPS)}"',
                            amd=f"warp-size={rng.choice(WARP_SIZES)}",
-                           cores=rng.choice(MATRIX_CORES))
+                           cores=rng.choice(MATRIX_CORES),
+                           # (one argument, no shell: its space separates options)
+                           pipe=f"num-stages={rng.choice(STAGES)} "
+                                f"async-copies={rng.choice(['true', 'false'])}",
+                           fma=f"shared-bytes={rng.choice(SHARED_BYTES)}")
     kind = rng.randrange(5)
     if kind == 0:
         return ["-tile-default-pipeline"] + [options(p) for p in NVIDIA_PIPELINE]
