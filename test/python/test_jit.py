@@ -269,6 +269,23 @@ def test_warmup_compiles_for_the_gpu_of_its_arguments(device):
     assert not y.any()
 
 
+def test_warmup_again_finds_its_kernel():
+    # A program may warm a kernel up before every launch (Triton's tutorial
+    # 02): the same arguments give the same compiled kernel without binding
+    # them again; other values, another source or a compiling knob's change
+    # compile anew.
+    x = np.arange(16, dtype=np.float32)
+    first = scaled_copy.warmup(x, x, 16, 3, BLOCK=16)
+    assert scaled_copy.warmup(x, np.zeros(16, np.float32), 16, 3, BLOCK=16) is first
+    assert scaled_copy.warmup(x, x, 16, 3, BLOCK=32) is not first
+    assert scaled_copy.warmup(x, x, 16, 1, BLOCK=16) is not first  # 1 is a constant
+    assert scaled_copy.warmup(x.astype(np.float64), x, 16, 3, BLOCK=16) is not first
+    unaligned = np.zeros(17, np.float32)[1:]
+    assert scaled_copy.warmup(unaligned, x, 16, 3, BLOCK=16) is not first
+    scaled_copy.forget_compiled()
+    assert scaled_copy.warmup(x, x, 16, 3, BLOCK=16) is not first
+
+
 def test_stages_answer_to_tritons_names():
     x = np.zeros(16, np.float32)
     kernel = scaled_copy.warmup(x, x, 16, 1, BLOCK=16)

@@ -394,6 +394,7 @@ class JITFunction:
                     if p.default is not inspect.Parameter.empty}
         self._launcher = _tessera.Launcher(self._run, self.arg_names, roles, defaults)
         self._bound = {}  # grid -> (grid, self._launcher.bind(grid))
+        self._warmups = {}  # _warmup_key -> (compiled kernel, its key in self.cache)
         knobs._jit_functions.add(self)
 
     def forget_compiled(self):
@@ -402,6 +403,7 @@ class JITFunction:
         finds them in the disk cache."""
         self.cache.clear()
         self._launcher.clear()
+        self._warmups.clear()
 
     def repr(self, specialization):
         """The kernel's name for profilers: jit's `repr` of the specialization
@@ -581,7 +583,7 @@ class JITFunction:
                tuple(options.values()))
         entry = self.cache.get(key)
         if entry is not None and self._is_current(entry):
-            return dict(entry, launch=launch)
+            return dict(entry, launch=launch, key=key)
         kernel, generated = self._compile(arg_types, divisibility, constants, options)
         # Checks that kernels compile for targets absent here (CI).
         for target in filter(None, os.environ.get("TESSERA_COMPILE_CHECK", "").split(",")):
@@ -590,7 +592,7 @@ class JITFunction:
             "kernel": kernel, "source": self.cache_key,
             "dependencies": dict(generated.dependencies),
             "globals": dict(generated.global_reads)}
-        return dict(entry, launch=launch)
+        return dict(entry, launch=launch, key=key)
 
     def _watches(self, entry):
         """What the C++ launch path checks is unchanged before it reuses a
@@ -622,16 +624,50 @@ class JITFunction:
                 return False
         return True
 
+    def _warmup_key(self, args, kwargs):
+        """What warmup's result depends on, read quickly (a program that
+        warms a kernel up before each launch, as Triton's tutorial 02 does,
+        pays for it every time): each argument's value, or for an array its
+        type, dtype, 16-byte alignment and device. None where an argument
+        is of another kind (warmup then binds them all)."""
+        def part(value):
+            kind = type(value)
+            if kind in (int, float, bool, str, type(None)):
+                return kind, value
+            if isinstance(value, (constexpr, core.dtype)):
+                return kind, repr(value)
+            if hasattr(value, "data_ptr") and hasattr(value, "element_size"):  # torch
+                device = value.device
+                return kind, str(value.dtype), value.data_ptr() % 16, device.type, device.index
+            interface = getattr(value, "__array_interface__", None)
+            if interface is not None and kind.__module__ == "numpy":
+                return kind, interface["typestr"], interface["data"][0] % 16, \
+                    interface["data"][1]
+            raise TypeError
+        try:
+            return (tuple(part(a) for a in args),
+                    tuple((name, part(kwargs[name])) for name in sorted(kwargs)))
+        except TypeError:
+            return None
+
     def warmup(self, *args, grid=None, **kwargs):
         """Compiles for these arguments without running, down to the binary
         of the GPU they are on (as a launch would); returns the compiled
         kernel, whose `asm` holds the IR of each stage."""
+        memo = self._warmup_key(args, kwargs)
+        if memo is not None and memo in self._warmups:
+            kernel, key = self._warmups[memo]
+            entry = self.cache.get(key)
+            if entry is not None and entry["kernel"] is kernel and self._is_current(entry):
+                return kernel
         arguments, options = self._bind_launch(args, kwargs)
         entry = self._get_compiled(arguments, options)
         kernel = entry["kernel"]
         device = self._placement([value for _, value, kind in entry["launch"] if kind == "p"])
         if device is not None:
             kernel.compile_for(gpu.target(device))
+        if memo is not None:
+            self._warmups[memo] = (kernel, entry["key"])
         return kernel
 
     # Launch options and their defaults: waves_per_eu is AMD's occupancy
