@@ -282,6 +282,10 @@ def test_warmup_again_finds_its_kernel():
     assert scaled_copy.warmup(x.astype(np.float64), x, 16, 3, BLOCK=16) is not first
     unaligned = np.zeros(17, np.float32)[1:]
     assert scaled_copy.warmup(unaligned, x, 16, 3, BLOCK=16) is not first
+    # A reinterpreted view is its own type.
+    as_int = tessera.reinterpret(x, tl.int32)
+    viewed = scaled_copy.warmup(as_int, x, 16, 3, BLOCK=16)
+    assert viewed is not first and scaled_copy.warmup(as_int, x, 16, 3, BLOCK=16) is viewed
     scaled_copy.forget_compiled()
     assert scaled_copy.warmup(x, x, 16, 3, BLOCK=16) is not first
 

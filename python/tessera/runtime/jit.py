@@ -637,8 +637,7 @@ class JITFunction:
             if isinstance(value, (constexpr, core.dtype)):
                 return kind, repr(value)
             if hasattr(value, "data_ptr") and hasattr(value, "element_size"):  # torch
-                device = value.device
-                return kind, str(value.dtype), value.data_ptr() % 16, device.type, device.index
+                return kind, str(value.dtype), value.data_ptr() % 16, str(value.device)
             interface = getattr(value, "__array_interface__", None)
             if interface is not None and kind.__module__ == "numpy":
                 return kind, interface["typestr"], interface["data"][0] % 16, \
@@ -647,7 +646,7 @@ class JITFunction:
         try:
             return (tuple(part(a) for a in args),
                     tuple((name, part(kwargs[name])) for name in sorted(kwargs)))
-        except TypeError:
+        except (TypeError, AttributeError):
             return None
 
     def warmup(self, *args, grid=None, **kwargs):
