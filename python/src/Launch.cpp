@@ -310,7 +310,8 @@ private:
 
   static constexpr size_t kMaxArguments = 64;
   /// Launch options: num_warps, num_stages, num_ctas, waves_per_eu,
-  /// enable_fp_fusion, maxnreg, launch_cooperative_grid.
+  /// enable_fp_fusion, maxnreg, launch_cooperative_grid,
+  /// matrix_instr_nonkdim, kpack.
   static constexpr int kOptions = 9;
 
   bool addArgument(PyObject *value, Role role, Call &call) {
