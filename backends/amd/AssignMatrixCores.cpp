@@ -122,24 +122,26 @@ struct TileAmdAssignMatrixCoresPass
     MLIRContext *context = &getContext();
     Attribute layout;
     unsigned kWidth;
+    // Chained dots (attention's) put all waves along M, so that one's
+    // result rows are the next one's A rows.
+    bool chained = isChained(dot, llvm::IsaPred<DotOp>);
     if (mfmaVersion) {
       std::optional<Instruction> mfma =
           chooseMfma(mfmaVersion, shape, k, bits, matrixInstrNonKDim);
       if (!mfma)
         return;
       kWidth = mfma->kWidth;
-      layout =
-          MfmaLayoutAttr::get(context, mfmaVersion,
-                              warpsForTiles(shape, numWarps, /*chained=*/false,
-                                            mfma->tile, mfma->tile),
-                              {mfma->tile, mfma->tile, mfma->k});
+      layout = MfmaLayoutAttr::get(
+          context, mfmaVersion,
+          warpsForTiles(shape, numWarps, chained, mfma->tile, mfma->tile),
+          {mfma->tile, mfma->tile, mfma->k});
     } else {
       if (shape[0] % 16 || shape[1] % 16 || k % 16)
         return;
       kWidth = wmmaVersion == 1 ? 16 : 8;
-      layout = WmmaLayoutAttr::get(
-          context, wmmaVersion,
-          warpsForTiles(shape, numWarps, /*chained=*/false, 16, 16));
+      layout =
+          WmmaLayoutAttr::get(context, wmmaVersion,
+                              warpsForTiles(shape, numWarps, chained, 16, 16));
     }
     auto parent = cast<DistributedLayoutAttrInterface>(layout);
     Type accumulator = bits == 8 ? Type(IntegerType::get(context, 32))

@@ -4,6 +4,7 @@
 
 #include "ir/Tile/TileOps.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
 using namespace mlir;
@@ -80,4 +81,27 @@ SmallVector<unsigned> mlir::tile::warpsForTiles(ArrayRef<int64_t> shape,
       wm *= 2; // More warps than tiles: they hold copies.
   }
   return warps;
+}
+
+bool mlir::tile::comesFromDot(Value value,
+                              llvm::function_ref<bool(Operation *)> isDot) {
+  SetVector<Operation *> backward;
+  BackwardSliceOptions options;
+  options.omitBlockArguments = true;
+  return succeeded(getBackwardSlice(value, &backward, options)) &&
+         llvm::any_of(backward, isDot);
+}
+
+bool mlir::tile::isChained(DotOp dot,
+                           llvm::function_ref<bool(Operation *)> isDot) {
+  SetVector<Operation *> forward;
+  getForwardSlice(dot.getD(), &forward);
+  for (Operation *op : forward)
+    if (auto next = dyn_cast<DotOp>(op))
+      for (Value operand : {next.getA(), next.getB()})
+        if (operand == dot.getD() ||
+            (operand.getDefiningOp() &&
+             forward.contains(operand.getDefiningOp())))
+          return true;
+  return comesFromDot(dot.getA(), isDot) || comesFromDot(dot.getB(), isDot);
 }

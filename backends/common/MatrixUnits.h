@@ -9,6 +9,7 @@
 #define TESSERA_BACKENDS_COMMON_MATRIXUNITS_H
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace mlir::tile {
 
@@ -33,6 +34,14 @@ void setDotLayouts(DotOp dot, Type aElement, Attribute aLayout, Type bElement,
 /// along M for `chained` dots, whose result is the next one's A.
 SmallVector<unsigned> warpsForTiles(ArrayRef<int64_t> shape, unsigned numWarps,
                                     bool chained, int64_t tileM, int64_t tileN);
+
+/// Whether `value` is computed from the result of a dot: an op `isDot`
+/// accepts (a backend's stage may have made some dots its own ops).
+bool comesFromDot(Value value, llvm::function_ref<bool(Operation *)> isDot);
+
+/// Whether `dot`'s result reaches another dot's operand, or an operand of
+/// `dot` comes from a dot (`isDot`, as above): a chain, as in attention.
+bool isChained(DotOp dot, llvm::function_ref<bool(Operation *)> isDot);
 
 } // namespace mlir::tile
 

@@ -8,7 +8,6 @@
 #include "ir/Layout/LayoutAttrs.h"
 #include "ir/Tile/TileOps.h"
 
-#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 
@@ -23,29 +22,12 @@ using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::nvidia;
 
-/// Whether `value` is computed from a dot's result (this stage may have made
-/// that dot a warpgroup dot already).
 bool mlir::tile::nvidia::comesFromDot(Value value) {
-  SetVector<Operation *> backward;
-  BackwardSliceOptions options;
-  options.omitBlockArguments = true;
-  return succeeded(getBackwardSlice(value, &backward, options)) &&
-         llvm::any_of(backward, llvm::IsaPred<DotOp, WarpGroupDotOp>);
+  return tile::comesFromDot(value, llvm::IsaPred<DotOp, WarpGroupDotOp>);
 }
 
-/// Whether `dot`'s result reaches another dot's operand, or an operand of
-/// `dot` comes from another dot: a chain, as in attention.
 bool mlir::tile::nvidia::isChained(DotOp dot) {
-  SetVector<Operation *> forward;
-  getForwardSlice(dot.getD(), &forward);
-  for (Operation *op : forward)
-    if (auto next = dyn_cast<DotOp>(op))
-      for (Value operand : {next.getA(), next.getB()})
-        if (operand == dot.getD() ||
-            (operand.getDefiningOp() &&
-             forward.contains(operand.getDefiningOp())))
-          return true;
-  return comesFromDot(dot.getA()) || comesFromDot(dot.getB());
+  return tile::isChained(dot, llvm::IsaPred<DotOp, WarpGroupDotOp>);
 }
 
 namespace {

@@ -21,10 +21,9 @@ class BulkCopies;
 class DotOp;
 
 namespace nvidia {
-/// Whether `value` is computed from a dot's result.
+/// comesFromDot and isChained (backends/common/MatrixUnits.h) of tile.dot
+/// and the warpgroup dots this backend makes of them.
 bool comesFromDot(Value value);
-/// Whether `dot`'s result reaches another dot's operand, or an operand of
-/// `dot` comes from another dot: a chain, as in attention.
 bool isChained(DotOp dot);
 /// TMA copies with transaction barriers, for the pipeliner.
 const BulkCopies &tmaCopies();

@@ -46,6 +46,31 @@ func.func @f16(%a: tensor<64x32x!tile.ptr<f16>>, %b: tensor<32x64x!tile.ptr<f16>
 
 // -----
 
+// Chained dots, attention's q k^T then p v: both put the waves along M (4x1
+// of 16x16 WMMA tiles; 2x2 of 32x32 MFMA tiles, as many as M has), so that
+// the first's rows are the second's A rows and no wave needs another's.
+// CHECK-LABEL: func.func @chained
+// CHECK: tile.dot {{.*}} -> tensor<64x32xf32, #[[$M0:mfma[0-9]*]]>
+// CHECK: tile.dot {{.*}} -> tensor<64x64xf32, #[[$M0]]>
+// GFX11: #[[$CHAIN:.*]] = #tile_amd.wmma<{version = 1, warpsPerCTA = [4, 1]}>
+// GFX11-LABEL: func.func @chained
+// GFX11: tile.dot {{.*}} -> tensor<64x32xf32, #[[$CHAIN]]>
+// GFX11: tile.dot {{.*}} -> tensor<64x64xf32, #[[$CHAIN]]>
+// GFX12-LABEL: llvm.func @chained
+// GFX12-COUNT-16: llvm.amdgcn.wmma
+// LLVM-LABEL: llvm.func @chained
+func.func @chained(%q: tensor<64x64xf16>, %k: tensor<64x32xf16>, %v: tensor<32x64xf16>, %o: tensor<64x64x!tile.ptr<f32>>) {
+  %z0 = arith.constant dense<0.0> : tensor<64x32xf32>
+  %z1 = arith.constant dense<0.0> : tensor<64x64xf32>
+  %s = tile.dot %q, %k, %z0 : tensor<64x64xf16> * tensor<64x32xf16> -> tensor<64x32xf32>
+  %p = arith.truncf %s : tensor<64x32xf32> to tensor<64x32xf16>
+  %d = tile.dot %p, %v, %z1 : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
+  tile.store %o, %d : tensor<64x64x!tile.ptr<f32>>
+  return
+}
+
+// -----
+
 // bf16 with 16 rows: 16x16x16 tiles (bf16 as i16 for the "1k" instruction
 // of versions 2 and 3).
 // CHECK-LABEL: func.func @bf16_16
