@@ -24,44 +24,48 @@ struct Instruction {
 };
 
 /// The MFMA instruction of `version` for a dot of `shape` x `k` with
-/// operands of `bits` (16, or 8 for int8), of tile `nonKDim` (16 or 32; 0:
-/// the larger that fits); none where none divides it.
+/// operands of `element`, of tile `nonKDim` (16 or 32; 0: the larger that
+/// fits); none where none divides it.
 std::optional<Instruction> chooseMfma(unsigned version, ArrayRef<int64_t> shape,
-                                      int64_t k, unsigned bits,
+                                      int64_t k, Type element,
                                       unsigned nonKDim) {
-  // K elements a lane, the widest first: 16-bit types 4 (8 on version 4);
-  // int8 4, 8 from version 3 (16 on version 4).
-  SmallVector<unsigned> kWidths;
-  if (bits == 16)
-    kWidths =
-        version == 4 ? SmallVector<unsigned>{8, 4} : SmallVector<unsigned>{4};
-  else
-    kWidths = version == 4   ? SmallVector<unsigned>{16, 8}
-              : version == 3 ? SmallVector<unsigned>{8}
-                             : SmallVector<unsigned>{4};
   for (unsigned tile : {32u, 16u}) {
     if (shape[0] % tile || shape[1] % tile || (nonKDim && tile != nonKDim))
       continue;
-    for (unsigned kWidth : kWidths)
+    for (unsigned kWidth : amd::mfmaKWidths(version, element))
       if (k % (kWidth * 64 / tile) == 0)
         return Instruction{tile, kWidth * 64 / tile, kWidth};
   }
   return std::nullopt;
 }
 
-/// The type the matrix cores multiply operands of types `a` and `b` as,
-/// into a result of `result`: f16 or bf16 as they are (both alike); fp8
-/// (OCP e4m3 and e5m2, which gfx942's FNUZ formats are not) widened to
-/// f16, as Triton does on gfx942; int8 into integers; none for others.
-std::optional<Type> operandType(Type a, Type b, Type result) {
+/// The types the matrix cores multiply `dot`'s operands as, where
+/// `hasInstruction` says which element types they take: f16 or bf16 as
+/// they are (both alike); OCP fp8 (e4m3, e5m2, mixed too) as they are
+/// where there are instructions for them (gfx950's MFMA, gfx12's WMMA),
+/// else widened to f16, as Triton does on gfx942; f32 as xf32 where there
+/// are (gfx942) and the dot allows tf32; int8 into integers; none for
+/// others.
+std::optional<std::pair<Type, Type>>
+operandTypes(DotOp dot, function_ref<bool(Type)> hasInstruction) {
+  Type a = dot.getA().getType().getElementType();
+  Type b = dot.getB().getType().getElementType();
+  Type result = dot.getType().getElementType();
   auto isFp8 = llvm::IsaPred<Float8E4M3FNType, Float8E5M2Type>;
   bool floats = isa<FloatType>(result) && result.getIntOrFloatBitWidth() <= 32;
-  if (floats && isFp8(a) && isFp8(b))
-    return Float16Type::get(a.getContext());
+  if (floats && isFp8(a) && isFp8(b)) {
+    if (hasInstruction(a))
+      return std::pair(a, b);
+    Type f16 = Float16Type::get(a.getContext());
+    return std::pair(f16, f16);
+  }
   if (floats && (a.isF16() || a.isBF16()) && a == b)
-    return a;
+    return std::pair(a, b);
+  if (hasInstruction(a) && a.isF32() && b.isF32() && result.isF32() &&
+      dot.getPrecision() == InputPrecision::tf32)
+    return std::pair(a, b);
   if (a.isInteger(8) && b.isInteger(8) && result.isInteger(32))
-    return a;
+    return std::pair(a, b);
   return std::nullopt;
 }
 
@@ -110,13 +114,14 @@ struct TileAmdAssignMatrixCoresPass
 
   void assign(DotOp dot, unsigned numWarps) {
     RankedTensorType type = dot.getType();
-    Type element = type.getElementType();
-    std::optional<Type> operand =
-        operandType(dot.getA().getType().getElementType(),
-                    dot.getB().getType().getElementType(), element);
-    if (type.getRank() != 2 || !type.getEncoding() || !operand)
+    std::optional<std::pair<Type, Type>> operands =
+        operandTypes(dot, [&](Type element) {
+          return mfmaVersion ? !mfmaKWidths(mfmaVersion, element).empty()
+                             : wmmaKWidth(wmmaVersion, element) != 0;
+        });
+    if (type.getRank() != 2 || !type.getEncoding() || !operands)
       return;
-    unsigned bits = operand->getIntOrFloatBitWidth();
+    auto [aElement, bElement] = *operands;
     ArrayRef<int64_t> shape = type.getShape();
     int64_t k = dot.getA().getType().getShape()[1];
     MLIRContext *context = &getContext();
@@ -127,7 +132,7 @@ struct TileAmdAssignMatrixCoresPass
     bool chained = isChained(dot, llvm::IsaPred<DotOp>);
     if (mfmaVersion) {
       std::optional<Instruction> mfma =
-          chooseMfma(mfmaVersion, shape, k, bits, matrixInstrNonKDim);
+          chooseMfma(mfmaVersion, shape, k, aElement, matrixInstrNonKDim);
       if (!mfma)
         return;
       kWidth = mfma->kWidth;
@@ -138,19 +143,19 @@ struct TileAmdAssignMatrixCoresPass
     } else {
       if (shape[0] % 16 || shape[1] % 16 || k % 16)
         return;
-      kWidth = wmmaVersion == 1 ? 16 : 8;
+      kWidth = wmmaKWidth(wmmaVersion, aElement);
       layout =
           WmmaLayoutAttr::get(context, wmmaVersion,
                               warpsForTiles(shape, numWarps, chained, 16, 16));
     }
     auto parent = cast<DistributedLayoutAttrInterface>(layout);
-    Type accumulator = bits == 8 ? Type(IntegerType::get(context, 32))
-                                 : Type(Float32Type::get(context));
-    setDotLayouts(dot, *operand,
-                  DotOperandLayoutAttr::get(context, 0, parent, kWidth),
-                  *operand,
-                  DotOperandLayoutAttr::get(context, 1, parent, kWidth),
-                  accumulator, layout);
+    Type accumulator = aElement.isInteger(8)
+                           ? Type(IntegerType::get(context, 32))
+                           : Type(Float32Type::get(context));
+    setDotLayouts(
+        dot, aElement, DotOperandLayoutAttr::get(context, 0, parent, kWidth),
+        bElement, DotOperandLayoutAttr::get(context, 1, parent, kWidth),
+        accumulator, layout);
   }
 };
 

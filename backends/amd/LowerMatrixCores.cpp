@@ -40,68 +40,83 @@ struct Instruction {
 };
 
 /// MFMA's type of `kWidth` elements of `element`: bf16 as i16 where
-/// `bf16AsI16`; int8 packed into an i32, an i64, or i32 vectors; null for a
-/// vector of the elements.
+/// `bf16AsI16`; 8-bit ones (int8, fp8) packed into an i32, an i64, or i32
+/// vectors; null for a vector of the elements.
 Type intrinsicOperandType(MLIRContext *context, Type element, unsigned kWidth,
                           bool bf16AsI16) {
   if (element.isBF16() && bf16AsI16)
     return VectorType::get(kWidth, IntegerType::get(context, 16));
-  if (!element.isInteger(8))
+  if (element.getIntOrFloatBitWidth() != 8)
     return {};
   if (kWidth <= 8)
     return IntegerType::get(context, 8 * kWidth);
   return VectorType::get(kWidth / 4, IntegerType::get(context, 32));
 }
 
-Instruction mfmaOf(MfmaLayoutAttr mfma, Type element) {
+/// The intrinsics' name of an fp8 format: "fp8" (e4m3) or "bf8" (e5m2).
+std::string fp8Name(Type element) {
+  return isa<Float8E5M2Type>(element) ? "bf8" : "fp8";
+}
+
+Instruction mfmaOf(MfmaLayoutAttr mfma, Type a, Type b) {
   unsigned tile = mfma.getInstrShape()[0], k = mfma.getInstrShape()[2];
   unsigned kWidth = k * tile / 64;
   std::string shape = std::to_string(tile) + "x" + std::to_string(tile) + "x" +
                       std::to_string(k);
-  bool integer = element.isInteger(8);
-  std::string type = integer ? "i8" : element.isF16() ? "f16" : "bf16";
-  // CDNA2's forms, 4 elements a lane (shape and type run together; bf16
-  // as i16, "1k"), and the later ones (a dot between them).
+  bool integer = a.isInteger(8);
+  std::string type = integer      ? "i8"
+                     : a.isF16()  ? "f16"
+                     : a.isBF16() ? "bf16"
+                     : a.isF32()  ? "xf32"
+                                  : fp8Name(a) + "." + fp8Name(b);
+  // CDNA2's forms of 16-bit types and int8, 4 elements a lane (shape and
+  // type run together; bf16 as i16, "1k"), and the later ones (a dot
+  // between them).
   bool cdna2 = kWidth == 4;
-  std::string name =
-      std::string("llvm.amdgcn.mfma.") + (integer ? "i32." : "f32.") + shape +
-      (cdna2 ? type + (element.isBF16() ? ".1k" : "") : "." + type);
+  std::string name = std::string("llvm.amdgcn.mfma.") +
+                     (integer ? "i32." : "f32.") + shape +
+                     (cdna2 ? type + (a.isBF16() ? ".1k" : "") : "." + type);
   SmallVector<int32_t> rows;
   for (int32_t i = 0; i < int32_t(tile * tile / 64); ++i)
     rows.push_back(tile == 32 ? 8 * (i / 4) + i % 4 : i);
-  Type operand =
-      intrinsicOperandType(mfma.getContext(), element, kWidth, cdna2);
+  Type operand = intrinsicOperandType(mfma.getContext(), a, kWidth, cdna2);
   return {name, true, tile, k, kWidth, operand, rows};
 }
 
-Instruction wmmaOf(WmmaLayoutAttr wmma, Type element) {
+Instruction wmmaOf(WmmaLayoutAttr wmma, Type a, Type b) {
   unsigned kWidth = wmma.getVersion() == 1 ? 16 : 8;
   MLIRContext *context = wmma.getContext();
-  // int8 as i32 vectors, even of two.
+  // 8-bit types as i32 vectors, even of two.
+  bool bytes = a.getIntOrFloatBitWidth() == 8;
   Type operand =
-      element.isInteger(8)
-          ? VectorType::get(kWidth / 4, IntegerType::get(context, 32))
-          : intrinsicOperandType(context, element, kWidth, true);
+      bytes ? VectorType::get(kWidth / 4, IntegerType::get(context, 32))
+            : intrinsicOperandType(context, a, kWidth, true);
   // Overloaded on the result's and the operands' types.
-  std::string name = element.isInteger(8)
-                         ? "llvm.amdgcn.wmma.i32.16x16x16.iu8.v8i32.v" +
-                               std::to_string(kWidth / 4) + "i32"
-                         : "llvm.amdgcn.wmma.f32.16x16x16." +
-                               std::string(element.isF16() ? "f16" : "bf16") +
-                               ".v8f32.v" + std::to_string(kWidth) +
-                               (element.isF16() ? "f16" : "i16");
+  std::string overloads =
+      ".v8f32.v" + std::to_string(kWidth) + (a.isF16() ? "f16" : "i16");
+  if (bytes)
+    overloads = ".v" + std::to_string(kWidth / 4) + "i32";
+  std::string name =
+      a.isInteger(8) ? "llvm.amdgcn.wmma.i32.16x16x16.iu8.v8i32" + overloads
+                     : "llvm.amdgcn.wmma.f32.16x16x16." +
+                           (bytes ? fp8Name(a) + "." + fp8Name(b) + ".v8f32"
+                                  : std::string(a.isF16() ? "f16" : "bf16")) +
+                           overloads;
   SmallVector<int32_t> rows;
   for (int32_t v = 0; v < 8; ++v)
     rows.push_back(wmma.getVersion() == 1 ? 2 * v : v);
   return {name, false, 16, 16, kWidth, operand, rows};
 }
 
-/// `values` (4 or more) as one vector operand, bitcast to `type` where that
-/// is not null.
+/// `values` (2 or more) as one vector operand, fp8 as bytes, bitcast to
+/// `type` where that is not null.
 Value packOperand(OpBuilder &b, Location loc, ArrayRef<Value> values,
                   Type type) {
+  SmallVector<Value> stored;
+  for (Value value : values)
+    stored.push_back(toMemory(b, loc, value));
   Value vector = packVector(
-      b, loc, values, VectorType::get(values.size(), values[0].getType()));
+      b, loc, stored, VectorType::get(stored.size(), stored[0].getType()));
   if (!type)
     return vector;
   return LLVM::BitcastOp::create(b, loc, type, vector);
@@ -120,16 +135,28 @@ public:
     if (!isa_and_nonnull<MfmaLayoutAttr, WmmaLayoutAttr>(layout))
       return failure();
     RankedTensorType aType = op.getA().getType(), bType = op.getB().getType();
-    Type element = aType.getElementType();
+    Type element = aType.getElementType(), bElement = bType.getElementType();
     Type result = op.getType().getElementType();
-    bool floats = (element.isF16() || element.isBF16()) && result.isF32();
-    bool integers = element.isInteger(8) && result.isInteger(32);
-    if (!(floats || integers) || bType.getElementType() != element)
-      return loweringError(op, "the matrix cores multiply f16 or bf16 "
-                               "operands into f32, or int8 into i32, here");
-    Instruction instr = isa<MfmaLayoutAttr>(layout)
-                            ? mfmaOf(cast<MfmaLayoutAttr>(layout), element)
-                            : wmmaOf(cast<WmmaLayoutAttr>(layout), element);
+    auto isFp8 = llvm::IsaPred<Float8E4M3FNType, Float8E5M2Type>;
+    bool integers = element.isInteger(8);
+    bool alike = bElement == element || (isFp8(element) && isFp8(bElement));
+    auto mfma = dyn_cast<MfmaLayoutAttr>(layout);
+    auto wmma = dyn_cast<WmmaLayoutAttr>(layout);
+    unsigned version = mfma ? mfma.getVersion() : wmma.getVersion();
+    Instruction instr = mfma ? mfmaOf(mfma, element, bElement)
+                             : wmmaOf(wmma, element, bElement);
+    bool exists =
+        mfma ? llvm::is_contained(mfmaKWidths(version, element), instr.kWidth)
+             : wmmaKWidth(version, element) == instr.kWidth;
+    if (!alike || !exists ||
+        result != (integers ? Type(rewriter.getI32Type())
+                            : Type(rewriter.getF32Type())))
+      return loweringError(
+          op, Twine(mfma ? "MFMA" : "WMMA") + " version " + Twine(version) +
+                  " has no instruction of " + Twine(instr.kWidth) +
+                  " K elements a lane for this dot's types (f16, bf16 and "
+                  "int8, OCP fp8 on gfx950 and gfx12, f32 as xf32 on "
+                  "gfx942, into f32 or i32)");
     auto isOperand = [&](RankedTensorType type, unsigned opIdx) {
       auto operand =
           dyn_cast_if_present<DotOperandLayoutAttr>(type.getEncoding());

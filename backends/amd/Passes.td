@@ -12,8 +12,10 @@ def TileAmdAssignMatrixCoresPass
     The AMD backend's matrix-unit stage, for CDNA's MFMA (`mfma-version` 2:
     gfx90a, 3: gfx942, 4: gfx950; 64-lane waves) or RDNA's WMMA
     (`wmma-version` 1: gfx11, 2: gfx12; 32-lane waves). Each 2-D `tile.dot`
-    of f16 or bf16 operands (both alike), of fp8 ones (e4m3, e5m2; widened
-    to f16) or of int8 ones into i32 gets a `#tile_amd.mfma` or
+    of f16 or bf16 operands (both alike), of OCP fp8 ones (e4m3, e5m2,
+    mixed too: as they are on version 4 MFMA and version 2 WMMA, else
+    widened to f16), of f32 ones that allow tf32 (as xf32, MFMA version 3
+    only) or of int8 ones into i32 gets a `#tile_amd.mfma` or
     `#tile_amd.wmma` result layout and `#tile.dot_operand` layouts of it for
     its operands, with converts from and to the layouts the dot had; float
     dots accumulate in f32 (a narrower result is widened around it):
@@ -24,12 +26,15 @@ def TileAmdAssignMatrixCoresPass
       instruction (`kWidth`), the widest K allows: 16-bit types 8 on
       version 4 (32x32x16, 16x16x32), else 4 (32x32x8, 16x16x16); int8 16
       on version 4 (32x32x32, 16x16x64), 8 from version 3 (32x32x16,
-      16x16x32), 4 on version 2 (32x32x8, 16x16x16);
+      16x16x32), 4 on version 2 (32x32x8, 16x16x16); fp8 8 (32x32x16,
+      16x16x32); xf32 2 (32x32x4, 16x16x8);
     - WMMA: 16x16x16 tiles where M, N and K are multiples of 16 (`kWidth`
       16 on version 1, 8 on version 2; int8 as iu8, signed);
     - K must be a multiple of the instruction's; other dots stay on the
       CUDA cores;
-    - waves go along M or N, to the one with more tiles left (ties to M).
+    - waves go along M or N, to the one with more tiles left (ties to M);
+      for chained dots (one's result reaching another's operand, as in
+      attention) along M first, as many as M has tiles.
 
     Run tile-remove-conversions after it.
   }];

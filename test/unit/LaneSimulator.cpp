@@ -974,14 +974,42 @@ private:
     return APFloat(sum).bitcastToAPInt();
   }
 
-  /// llvm.amdgcn.mfma.{f32,i32}.<M>x<M>x<K><type>(a, b, c, cbsz, abid,
-  /// blgp) on a 64-lane wave, <type> f16, bf16 or i8 (with a dot before it
-  /// from CDNA3 on, "bf16.1k" in CDNA2's forms), as the CDNA ISA lays its
-  /// operands out (kWidth = K * M / 64 elements of A and B a lane, packed
-  /// as the intrinsic takes them): for M = 32, lane l gives A[l % 32][kWidth
-  /// (l / 32) + j], B[kWidth (l / 32) + j][l % 32], and holds D[8 (i / 4) +
-  /// 4 (l / 32) + i % 4][l % 32] in register i; for M = 16, A[l % 16][kWidth
-  /// (l / 16) + j], B alike, D[4 (l / 16) + i][l % 16].
+  /// The simulator's types of an AMD matrix instruction's operands, from
+  /// the types in its name: "fp8" is e4m3, "bf8" e5m2 (OCP), "xf32" f32 of
+  /// which only tf32's bits count; none where it does not know them.
+  static std::optional<std::pair<StringRef, StringRef>>
+  amdOperandTypes(StringRef types) {
+    auto one = [](StringRef type) {
+      return StringSwitch<StringRef>(type)
+          .Case("fp8", "e4m3")
+          .Case("bf8", "e5m2")
+          .Case("f16", "f16")
+          .Case("bf16", "bf16")
+          .Default("");
+    };
+    if (types == "xf32")
+      return std::pair(StringRef("tf32"), StringRef("tf32"));
+    if (types == "i8" || types == "iu8")
+      return std::pair(StringRef("s8"), StringRef("s8"));
+    auto [a, b] = types.split('.');
+    if (b.empty() || b == "1k")
+      b = a;
+    auto isFp8 = [](StringRef type) { return type == "fp8" || type == "bf8"; };
+    if (one(a).empty() || one(b).empty() ||
+        (isFp8(a) || isFp8(b) ? isFp8(a) != isFp8(b) : a != b))
+      return std::nullopt;
+    return std::pair(one(a), one(b));
+  }
+
+  /// llvm.amdgcn.mfma.{f32,i32}.<M>x<M>x<K><types>(a, b, c, cbsz, abid,
+  /// blgp) on a 64-lane wave, <types> f16, bf16, i8, xf32 or the fp8 pairs
+  /// (fp8.fp8, fp8.bf8, bf8.fp8, bf8.bf8; with a dot before them from CDNA3
+  /// on, "bf16.1k" in CDNA2's forms), as the CDNA ISA lays its operands out
+  /// (kWidth = K * M / 64 elements of A and B a lane, packed as the
+  /// intrinsic takes them): for M = 32, lane l gives A[l % 32][kWidth (l /
+  /// 32) + j], B[kWidth (l / 32) + j][l % 32], and holds D[8 (i / 4) + 4 (l
+  /// / 32) + i % 4][l % 32] in register i; for M = 16, A[l % 16][kWidth (l /
+  /// 16) + j], B alike, D[4 (l / 16) + i][l % 16].
   Expected<SmallVector<Bits>> mfmaOp(MutableArrayRef<Lane> warp,
                                      const CallInst &call, StringRef name) {
     StringRef form = name.drop_front(strlen("llvm.amdgcn.mfma."));
@@ -992,31 +1020,32 @@ private:
             !form.consumeInteger(10, n) && form.consume_front("x") &&
             !form.consumeInteger(10, k);
     form.consume_front(".");
-    StringRef type = form == "bf16.1k" ? "bf16" : form;
+    std::optional<std::pair<StringRef, StringRef>> types =
+        amdOperandTypes(form);
     if (!known || m != n || (m != 32 && m != 16) || call.arg_size() != 6 ||
-        (integer ? type != "i8" : type != "f16" && type != "bf16"))
+        !types || integer != (types->first == "s8"))
       return fail(warp.front(), call, "an mfma the simulator does not know");
     if (warp.size() != 64)
       return fail(warp.front(), call, "an mfma in a wave not of 64 lanes");
+    auto [aType, bType] = *types;
     unsigned kWidth = k * m / 64, results = m * m / 64;
-    StringRef elementType = integer ? "s8" : type;
     auto row = [&](unsigned lane, unsigned i) {
       return m == 32 ? 8 * (i / 4) + 4 * (lane / 32) + i % 4
                      : 4 * (lane / 16) + i;
     };
     std::vector<double> a(m * k), b(k * m), c(m * m);
     for (auto [id, lane] : llvm::enumerate(warp)) {
-      SmallVector<uint64_t> x = packedElements(
-          value(lane, call.getArgOperand(0)), typeBits(elementType));
-      SmallVector<uint64_t> y = packedElements(
-          value(lane, call.getArgOperand(1)), typeBits(elementType));
+      SmallVector<uint64_t> x =
+          packedElements(value(lane, call.getArgOperand(0)), typeBits(aType));
+      SmallVector<uint64_t> y =
+          packedElements(value(lane, call.getArgOperand(1)), typeBits(bType));
       Bits z = value(lane, call.getArgOperand(2));
       if (x.size() != kWidth || y.size() != kWidth || z.size() != results)
         return fail(lane, call, "mfma operands of the wrong size in");
       unsigned outer = id % m, k0 = kWidth * (id / m);
       for (unsigned j = 0; j < kWidth; ++j) {
-        a[outer * k + k0 + j] = decode(elementType, x[j]);
-        b[(k0 + j) * m + outer] = decode(elementType, y[j]);
+        a[outer * k + k0 + j] = decode(aType, x[j]);
+        b[(k0 + j) * m + outer] = decode(bType, y[j]);
       }
       for (unsigned i = 0; i < results; ++i)
         c[row(id, i) * m + outer] =
@@ -1030,29 +1059,34 @@ private:
     return out;
   }
 
-  /// llvm.amdgcn.wmma.f32.16x16x16.{f16,bf16}(a, b, c) and
-  /// llvm.amdgcn.wmma.i32.16x16x16.iu8(a signed, a, b signed, b, c, clamp)
-  /// on a 32-lane wave, as the RDNA ISAs lay its operands out: with 16
-  /// elements of A and B a lane (gfx11), lane l gives A[l % 16][j] and
-  /// B[j][l % 16], lanes 16-31 the same as lanes 0-15 (a difference fails),
-  /// and holds D[2 v + l / 16][l % 16] in register v; with 8 (gfx12), A[l %
-  /// 16][8 (l / 16) + j], B alike, D[8 (l / 16) + v][l % 16]. Only signed
-  /// int8 without clamping is known.
+  /// llvm.amdgcn.wmma.f32.16x16x16.<types>(a, b, c), <types> f16, bf16 or
+  /// an fp8 pair (gfx12), and llvm.amdgcn.wmma.i32.16x16x16.iu8(a signed,
+  /// a, b signed, b, c, clamp) on a 32-lane wave, as the RDNA ISAs lay its
+  /// operands out: with 16 elements of A and B a lane (gfx11), lane l gives
+  /// A[l % 16][j] and B[j][l % 16], lanes 16-31 the same as lanes 0-15 (a
+  /// difference fails), and holds D[2 v + l / 16][l % 16] in register v;
+  /// with 8 (gfx12), A[l % 16][8 (l / 16) + j], B alike, D[8 (l / 16) +
+  /// v][l % 16]. Only signed int8 without clamping is known.
   Expected<SmallVector<Bits>> wmmaOp(MutableArrayRef<Lane> warp,
                                      const CallInst &call, StringRef name) {
-    StringRef type;
-    bool integer = name.starts_with("llvm.amdgcn.wmma.i32.16x16x16.iu8.");
-    if (integer)
-      type = "s8";
-    else if (name.consume_front("llvm.amdgcn.wmma.f32.16x16x16."))
-      type = name.starts_with("f16.")    ? "f16"
-             : name.starts_with("bf16.") ? "bf16"
-                                         : "";
+    bool integer = name.consume_front("llvm.amdgcn.wmma.i32.16x16x16.");
+    bool known =
+        integer || name.consume_front("llvm.amdgcn.wmma.f32.16x16x16.");
+    // The types, then those the intrinsic is overloaded on (v8f32, ...).
+    SmallVector<StringRef> parts;
+    name.split(parts, '.');
+    auto overloads = llvm::find_if(parts, [](StringRef part) {
+      return part.size() > 1 && part[0] == 'v' && llvm::isDigit(part[1]);
+    });
+    std::optional<std::pair<StringRef, StringRef>> operandTypes =
+        amdOperandTypes(llvm::join(parts.begin(), overloads, "."));
     unsigned operands = integer ? 6 : 3;
-    if (type.empty() || call.arg_size() != operands)
+    if (!known || !operandTypes || integer != (operandTypes->first == "s8") ||
+        call.arg_size() != operands)
       return fail(warp.front(), call, "a wmma the simulator does not know");
     if (warp.size() != 32)
       return fail(warp.front(), call, "a wmma in a wave not of 32 lanes");
+    auto [aType, bType] = *operandTypes;
     unsigned aArg = integer ? 1 : 0, bArg = integer ? 3 : 1,
              cArg = integer ? 4 : 2;
     if (integer && (value(warp.front(), call.getArgOperand(0))[0].isZero() ||
@@ -1062,7 +1096,7 @@ private:
                   "an unsigned or clamped wmma the simulator does not know");
     auto operand = [&](Lane &lane, unsigned arg) {
       return packedElements(value(lane, call.getArgOperand(arg)),
-                            typeBits(type));
+                            typeBits(arg == aArg ? aType : bType));
     };
     unsigned kWidth = operand(warp.front(), aArg).size();
     if (kWidth != 16 && kWidth != 8)
@@ -1084,8 +1118,8 @@ private:
                     "lanes 16-31 not repeating lanes 0-15's operands in");
       unsigned outer = id % 16, k0 = repeated ? 0 : 8 * (id / 16);
       for (unsigned j = 0; j < kWidth; ++j) {
-        a[outer * 16 + k0 + j] = decode(type, x[j]);
-        b[(k0 + j) * 16 + outer] = decode(type, y[j]);
+        a[outer * 16 + k0 + j] = decode(aType, x[j]);
+        b[(k0 + j) * 16 + outer] = decode(bType, y[j]);
       }
       for (unsigned v = 0; v < 8; ++v)
         c[row(id, v) * 16 + outer] =

@@ -442,25 +442,34 @@ std::string describe(const std::map<std::string, unsigned> &calls) {
 /// before sm_89 is multiplied as f16.
 std::string expectedMma(const Matmul &mm) {
   bool fp8 = mm.a == Elem::E4M3 || mm.a == Elem::E5M2;
-  // AMD's matrix cores take fp8 widened to f16.
-  std::string amdType = fp8 ? "f16" : mlirName(mm.a);
-  if (llvm::StringRef(mm.target).starts_with("hip:gfx1")) {
+  llvm::StringRef target = mm.target;
+  // OCP fp8 as it is on gfx950 and gfx12, widened to f16 on the other AMD
+  // chips; names "fp8" (e4m3) and "bf8" (e5m2).
+  bool amdFp8 = fp8 && (target == "hip:gfx950" || target == "hip:gfx1200");
+  auto amdName = [](Elem type) { return type == Elem::E4M3 ? "fp8" : "bf8"; };
+  std::string amdType = amdFp8
+                            ? std::string(amdName(mm.a)) + "." + amdName(mm.b)
+                        : fp8               ? "f16"
+                        : mm.a == Elem::F32 ? "xf32"
+                                            : mlirName(mm.a);
+  if (target.starts_with("hip:gfx1")) {
     // WMMA, overloaded on its operands: 16 a lane on gfx11, 8 on gfx12
-    // (int8 packed into i32s).
-    bool gfx11 = llvm::StringRef(mm.target).ends_with("1100");
+    // (8-bit types packed into i32s).
+    bool gfx11 = target.ends_with("1100");
     if (mm.a == Elem::I8)
       return std::string("llvm.amdgcn.wmma.i32.16x16x16.iu8.v8i32.v") +
              (gfx11 ? "4" : "2") + "i32";
+    if (amdFp8)
+      return "llvm.amdgcn.wmma.f32.16x16x16." + amdType + ".v8f32.v2i32";
     return "llvm.amdgcn.wmma.f32.16x16x16." + amdType + ".v8f32.v" +
            (gfx11 ? "16" : "8") + (amdType == "f16" ? "f16" : "i16");
   }
-  if (llvm::StringRef(mm.target).starts_with("hip:")) {
-    // 32x32 tiles where M and N allow; gfx950's 8-element forms where K
-    // does.
-    // 16-bit types 4 K elements a lane (8 on gfx950 where K allows), int8
-    // 4 on gfx90a, 8 on gfx942, 16 on gfx950 where K allows.
+  if (target.starts_with("hip:")) {
+    // 32x32 tiles where M and N allow; K elements a lane: 16-bit types 4
+    // (8 on gfx950 where K allows), int8 4 on gfx90a, 8 on gfx942, 16 on
+    // gfx950 where K allows, fp8 8, xf32 2.
     unsigned tile = mm.m % 32 == 0 && mm.n % 32 == 0 ? 32 : 16;
-    llvm::StringRef chip = llvm::StringRef(mm.target).drop_front(4);
+    llvm::StringRef chip = target.drop_front(4);
     unsigned kWidth = chip == "gfx950" ? 8 : 4;
     if (mm.a == Elem::I8)
       kWidth = chip == "gfx90a" ? 4 : 8;
@@ -468,6 +477,8 @@ std::string expectedMma(const Matmul &mm) {
       kWidth *= mm.a == Elem::I8 ? 2 : 1;
     if (chip == "gfx950" && mm.a != Elem::I8 && mm.k % (kWidth * 64 / tile))
       kWidth = 4;
+    if (mm.a == Elem::F32)
+      kWidth = 2;
     std::string shape = std::to_string(tile) + "x" + std::to_string(tile) +
                         "x" + std::to_string(kWidth * 64 / tile);
     std::string result = mm.a == Elem::I8 ? "i32." : "f32.";
@@ -979,9 +990,24 @@ std::vector<Matmul> mfmaCases() {
   narrowK.bByColumns = true;
   cases.push_back(edges);
   cases.push_back(narrowK);
-  // fp8 widened to f16.
+  // fp8 widened to f16 on gfx942; OCP fp8 MFMAs on gfx950, mixed too.
   cases.push_back({"hip:gfx942", Elem::E4M3, Elem::E5M2, Elem::F32,
                    Precision::Default, 0, 32, 32, 32, 1});
+  cases.push_back({"hip:gfx950", Elem::E4M3, Elem::E5M2, Elem::F32,
+                   Precision::Default, 0, 64, 32, 64, 2});
+  Matmul fp8Edges{
+      "hip:gfx950", Elem::E5M2, Elem::E4M3, Elem::F32, Precision::Default, 0,
+      16,           64,         64,         1};
+  fp8Edges.masked = fp8Edges.loadC = true;
+  cases.push_back(fp8Edges);
+  // tf32 as xf32 on gfx942: 32x32x4 and 16x16x8.
+  cases.push_back({"hip:gfx942", Elem::F32, Elem::F32, Elem::F32,
+                   Precision::Tf32, 0, 64, 64, 16, 4});
+  Matmul xf32Edges{
+      "hip:gfx942", Elem::F32, Elem::F32, Elem::F32, Precision::Tf32, 0,
+      16,           32,        8,         1};
+  xf32Edges.aByColumns = xf32Edges.masked = true;
+  cases.push_back(xf32Edges);
   // 8 waves, 4x2 over 128x64.
   cases.push_back({"hip:gfx942", Elem::BF16, Elem::BF16, Elem::F32,
                    Precision::Default, 0, 128, 64, 32, 8});
@@ -1024,8 +1050,23 @@ std::vector<Matmul> wmmaCases() {
                2};
   edges.aByColumns = edges.bByColumns = edges.masked = edges.loadC = true;
   cases.push_back(edges);
+  // OCP fp8 WMMAs on gfx12 (mixed too), widened to f16 on gfx11.
   cases.push_back({"hip:gfx1200", Elem::E5M2, Elem::E5M2, Elem::F32,
                    Precision::Default, 0, 32, 32, 32, 2});
+  Matmul fp8Mixed{"hip:gfx1200",
+                  Elem::E4M3,
+                  Elem::E5M2,
+                  Elem::F32,
+                  Precision::Default,
+                  0,
+                  32,
+                  16,
+                  64,
+                  1};
+  fp8Mixed.bByColumns = fp8Mixed.masked = true;
+  cases.push_back(fp8Mixed);
+  cases.push_back({"hip:gfx1100", Elem::E4M3, Elem::E4M3, Elem::F32,
+                   Precision::Default, 0, 16, 16, 32, 1});
   cases.push_back({"hip:gfx1200", Elem::F16, Elem::F16, Elem::F32,
                    Precision::Default, 0, 64, 64, 16, 8});
   for (const char *target : {"hip:gfx1100", "hip:gfx1200"}) {

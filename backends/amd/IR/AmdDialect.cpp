@@ -153,3 +153,28 @@ unsigned WmmaLayoutAttr::getWarpSize() const { return 32; }
 unsigned WmmaLayoutAttr::getNumWarps() const {
   return countWarps(getWarpsPerCTA());
 }
+
+SmallVector<unsigned> mlir::tile::amd::mfmaKWidths(unsigned version,
+                                                   Type element) {
+  bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(element);
+  if (element.isF16() || element.isBF16())
+    return version == 4 ? SmallVector<unsigned>{8, 4}
+                        : SmallVector<unsigned>{4};
+  if (element.isInteger(8))
+    return version == 4   ? SmallVector<unsigned>{16, 8}
+           : version == 3 ? SmallVector<unsigned>{8}
+                          : SmallVector<unsigned>{4};
+  if (fp8 && version == 4)
+    return {8};
+  if (element.isF32() && version == 3)
+    return {2};
+  return {};
+}
+
+unsigned mlir::tile::amd::wmmaKWidth(unsigned version, Type element) {
+  bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(element);
+  if (element.isF16() || element.isBF16() || element.isInteger(8) ||
+      (fp8 && version == 2))
+    return version == 1 ? 16 : 8;
+  return 0;
+}

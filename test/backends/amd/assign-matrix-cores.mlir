@@ -71,6 +71,51 @@ func.func @chained(%q: tensor<64x64xf16>, %k: tensor<64x32xf16>, %v: tensor<32x6
 
 // -----
 
+// OCP fp8, e4m3 times e5m2: gfx950's MFMA (fp8.bf8, 32x32x16, 8 K elements
+// a lane) and gfx12's WMMA multiply them as they are; gfx942 widens them
+// to f16, as Triton does.
+// CHECK-LABEL: func.func @fp8
+// CHECK: tile.dot {{.*}} : tensor<32x32xf16, #{{.*}}> * tensor<32x32xf16, #{{.*}}> -> tensor<32x32xf32, #mfma>
+// GFX950: #[[$FP8:.*]] = #tile_amd.mfma<{version = 4, warpsPerCTA = [4, 1], instrShape = [32, 32, 16]}>
+// GFX950-LABEL: func.func @fp8
+// GFX950: tile.dot {{.*}} : tensor<32x32xf8E4M3FN, #{{.*}}> * tensor<32x32xf8E5M2, #{{.*}}> -> tensor<32x32xf32, #[[$FP8]]>
+// GFX12-LABEL: llvm.func @fp8
+// GFX12-COUNT-2: llvm.call_intrinsic "llvm.amdgcn.wmma.f32.16x16x16.fp8.bf8.v8f32.v2i32"(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<2xi32>, vector<2xi32>, vector<8xf32>) -> vector<8xf32>
+// GFX12-NOT: llvm.amdgcn.wmma
+// LLVM-LABEL: llvm.func @fp8
+// LLVM-COUNT-4: llvm.amdgcn.mfma.f32.32x32x8f16
+func.func @fp8(%a: tensor<32x32x!tile.ptr<f8E4M3FN>>, %b: tensor<32x32x!tile.ptr<f8E5M2>>, %c: tensor<32x32x!tile.ptr<f32>>) {
+  %x = tile.load %a : tensor<32x32x!tile.ptr<f8E4M3FN>>
+  %y = tile.load %b : tensor<32x32x!tile.ptr<f8E5M2>>
+  %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+  %d = tile.dot %x, %y, %zero : tensor<32x32xf8E4M3FN> * tensor<32x32xf8E5M2> -> tensor<32x32xf32>
+  tile.store %c, %d : tensor<32x32x!tile.ptr<f32>>
+  return
+}
+
+// -----
+
+// f32 dots that allow tf32 run on gfx942's xf32 MFMAs (32x32x4, 2 K
+// elements a lane); gfx950 has none, and IEEE f32 dots stay on the CUDA
+// cores (@cuda_cores below).
+// CHECK-LABEL: func.func @tf32
+// CHECK: tile.dot {{.*}} precision = tf32 : tensor<32x16xf32, #{{.*}}> * tensor<16x32xf32, #{{.*}}> -> tensor<32x32xf32, #mfma>
+// GFX950-LABEL: func.func @tf32
+// GFX950-NOT: #mfma
+// GFX950: return
+// LLVM-LABEL: llvm.func @tf32
+// LLVM-COUNT-4: llvm.call_intrinsic "llvm.amdgcn.mfma.f32.32x32x4.xf32"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (vector<2xf32>, vector<2xf32>, vector<16xf32>, i32, i32, i32) -> vector<16xf32>
+func.func @tf32(%a: tensor<32x16x!tile.ptr<f32>>, %b: tensor<16x32x!tile.ptr<f32>>, %c: tensor<32x32x!tile.ptr<f32>>) {
+  %x = tile.load %a : tensor<32x16x!tile.ptr<f32>>
+  %y = tile.load %b : tensor<16x32x!tile.ptr<f32>>
+  %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+  %d = tile.dot %x, %y, %zero precision = tf32 : tensor<32x16xf32> * tensor<16x32xf32> -> tensor<32x32xf32>
+  tile.store %c, %d : tensor<32x32x!tile.ptr<f32>>
+  return
+}
+
+// -----
+
 // bf16 with 16 rows: 16x16x16 tiles (bf16 as i16 for the "1k" instruction
 // of versions 2 and 3).
 // CHECK-LABEL: func.func @bf16_16
