@@ -136,10 +136,12 @@ struct TileAmdAssignMatrixCoresPass
       if (!mfma)
         return;
       kWidth = mfma->kWidth;
+      // Transposed, as Triton's: rows store as vectors, and a chained
+      // dot's result is the next one's A as it lies.
       layout = MfmaLayoutAttr::get(
           context, mfmaVersion,
           warpsForTiles(shape, numWarps, chained, mfma->tile, mfma->tile),
-          {mfma->tile, mfma->tile, mfma->k});
+          {mfma->tile, mfma->tile, mfma->k}, /*isTransposed=*/true);
     } else {
       if (shape[0] % 16 || shape[1] % 16 || k % 16)
         return;

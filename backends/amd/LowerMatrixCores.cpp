@@ -35,7 +35,7 @@ struct Instruction {
   /// of the elements where null).
   Type operandType;
   /// The rows lane 0 holds in D's registers (its column is the tile's
-  /// first).
+  /// first; the other way round in a transposed MFMA layout).
   SmallVector<int32_t> rows;
 };
 
@@ -58,7 +58,11 @@ std::string fp8Name(Type element) {
   return isa<Float8E5M2Type>(element) ? "bf8" : "fp8";
 }
 
+/// The MFMA of `mfma`'s dots of `a` times `b`; a transposed layout's
+/// computes B^T A^T, its operands swapped.
 Instruction mfmaOf(MfmaLayoutAttr mfma, Type a, Type b) {
+  if (mfma.getIsTransposed())
+    std::swap(a, b);
   unsigned tile = mfma.getInstrShape()[0], k = mfma.getInstrShape()[2];
   unsigned kWidth = k * tile / 64;
   std::string shape = std::to_string(tile) + "x" + std::to_string(tile) + "x" +
@@ -179,6 +183,9 @@ public:
     RegisterIndex c(*layoutOf(op.getType()), adaptor.getC());
     SmallVector<Value> acc(adaptor.getC());
     auto resultType = VectorType::get(instr.rows.size(), result);
+    // D^T = B^T A^T: lane 0's registers hold a row of the tile, not a
+    // column.
+    bool transposed = mfma && mfma.getIsTransposed();
     int32_t tileSize = instr.tile;
 
     // The tiles this thread computes: those whose first element its lane 0
@@ -195,7 +202,8 @@ public:
         SmallVector<Value> y = b.run({int32_t(k0), tile[1]}, 0, instr.kWidth);
         SmallVector<unsigned> cRegs;
         for (int32_t row : instr.rows)
-          cRegs.push_back(c.at({tile[0] + row, tile[1]}));
+          cRegs.push_back(transposed ? c.at({tile[0], tile[1] + row})
+                                     : c.at({tile[0] + row, tile[1]}));
         if (x.empty() || y.empty() || llvm::is_contained(cRegs, ~0u))
           return loweringError(op, "a thread does not hold the fragments of "
                                    "its tiles");
@@ -206,6 +214,8 @@ public:
         Value ys = packOperand(rewriter, loc, y, instr.operandType);
         Value cs = packOperand(rewriter, loc, cValues, Type());
         SmallVector<Value> args{xs, ys, cs};
+        if (transposed)
+          std::swap(args[0], args[1]);
         if (instr.isMfma) {
           args.append(3, i32Constant(rewriter, loc, 0));
         } else if (integers) {

@@ -66,6 +66,23 @@ TEST(MfmaLayout, ResultMatchesTheIsa) {
   }
 }
 
+TEST(MfmaLayout, TransposedResultSwapsRowsAndColumns) {
+  // The instruction computes B^T A^T: lane l holds row l % 32 (l % 16) and
+  // the columns the ISA's D gives as rows, 4 consecutive ones a register
+  // group; with 4 waves along M, a 128x32 result is a dot's A as it lies.
+  for (unsigned mDim : {32u, 16u}) {
+    LinearLayout d = mfmaLayout({mDim, mDim}, {1, 1}, mDim, true);
+    for (int32_t lane = 0; lane < 64; ++lane)
+      for (int32_t i = 0; i < int32_t(mDim * mDim / 64); ++i) {
+        Coord isa = isaD(mDim, lane, i);
+        EXPECT_EQ(apply(d, i, lane), Coord(isa.second, isa.first))
+            << mDim << "x" << mDim << " lane " << lane << " register " << i;
+      }
+  }
+  EXPECT_EQ(mfmaLayout({128, 32}, {4, 1}, 32, true).toString(),
+            mfmaOperandLayout({128, 32}, {4, 1}, 32, 0, 4).toString());
+}
+
 TEST(MfmaLayout, OperandsMatchTheIsa) {
   for (unsigned mDim : {32u, 16u})
     for (unsigned kWidth : {4u, 8u}) {
@@ -126,6 +143,14 @@ TEST(MfmaLayout, AttributeParsesVerifiesAndLaysOut) {
   EXPECT_EQ(mfma.getWarpSize(), 64u);
   EXPECT_EQ(mfma.getNumWarps(), 4u);
   EXPECT_EQ(mfma.toLinearLayout({64, 64}), mfmaLayout({64, 64}, {2, 2}, 32));
+  EXPECT_FALSE(mfma.getIsTransposed());
+  auto transposed = dyn_cast_if_present<MfmaLayoutAttr>(parseAttribute(
+      "#tile_amd.mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, "
+      "32, 8], isTransposed = true}>",
+      &context));
+  ASSERT_TRUE(transposed && transposed.getIsTransposed());
+  EXPECT_EQ(transposed.toLinearLayout({64, 64}),
+            mfmaLayout({64, 64}, {2, 2}, 32, true));
   auto operand = DotOperandLayoutAttr::get(&context, 1, mfma, 4);
   EXPECT_EQ(operand.toLinearLayout({32, 64}),
             mfmaOperandLayout({32, 64}, {2, 2}, 32, 1, 4));

@@ -447,8 +447,11 @@ std::string expectedMma(const Matmul &mm) {
   // chips; names "fp8" (e4m3) and "bf8" (e5m2).
   bool amdFp8 = fp8 && (target == "hip:gfx950" || target == "hip:gfx1200");
   auto amdName = [](Elem type) { return type == Elem::E4M3 ? "fp8" : "bf8"; };
-  std::string amdType = amdFp8
-                            ? std::string(amdName(mm.a)) + "." + amdName(mm.b)
+  // MFMAs compute B^T A^T (Tessera's MFMA layouts are transposed, as
+  // Triton's), B's type first.
+  bool mfma = !target.starts_with("hip:gfx1");
+  std::string amdType = amdFp8 ? std::string(amdName(mfma ? mm.b : mm.a)) +
+                                     "." + amdName(mfma ? mm.a : mm.b)
                         : fp8               ? "f16"
                         : mm.a == Elem::F32 ? "xf32"
                                             : mlirName(mm.a);

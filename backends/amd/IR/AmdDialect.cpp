@@ -81,7 +81,7 @@ LogicalResult verifyRank(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult
 MfmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        unsigned version, ArrayRef<unsigned> warpsPerCTA,
-                       ArrayRef<unsigned> instrShape) {
+                       ArrayRef<unsigned> instrShape, bool) {
   if (version < 2 || version > 4)
     return emitError() << "mfma version " << version
                        << " is not supported (2: gfx90a, 3: gfx942, 4: gfx950)";
@@ -103,7 +103,8 @@ LogicalResult MfmaLayoutAttr::verifyEncoding(
 }
 
 LinearLayout MfmaLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
-  return mfmaLayout(shape, getWarpsPerCTA(), getInstrShape()[0]);
+  return mfmaLayout(shape, getWarpsPerCTA(), getInstrShape()[0],
+                    getIsTransposed());
 }
 
 LinearLayout MfmaLayoutAttr::toDotOperandLinearLayout(ArrayRef<int64_t> shape,

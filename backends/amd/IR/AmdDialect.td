@@ -33,7 +33,11 @@ def TileAmd_MfmaLayoutAttr : AttrDef<TileAmd_Dialect, "MfmaLayout", [
     rows 8 (i / 4) + 4 (l / 32) + i % 4 in registers i = 0..15; in a 16x16
     tile column l % 16, rows 4 (l / 16) + i. `warpsPerCTA` = [M, N] arranges
     the waves N fastest; larger tensors repeat the waves' tile in
-    registers.
+    registers. `isTransposed` swaps rows and columns in that tile (lane l
+    holds row l % 32 and 4 consecutive columns a register group), as the
+    instruction computes D^T = B^T A^T with its operands swapped: the
+    layout Triton gives AMD dots, whose rows store as vectors and whose
+    result is the A operand (kWidth 4) of a next dot as it lies.
 
     Operands of a dot in this layout are `#tile.dot_operand` layouts with it
     as parent, where `kWidth` is the number of consecutive K elements a lane
@@ -41,14 +45,17 @@ def TileAmd_MfmaLayoutAttr : AttrDef<TileAmd_Dialect, "MfmaLayout", [
 
     ```mlir
     #tile_amd.mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8]}>
+    #tile_amd.mfma<{version = 3, warpsPerCTA = [4, 1], instrShape = [32, 32, 8], isTransposed = true}>
     ```
   }];
   let parameters = (ins "unsigned":$version,
                         ArrayRefParameter<"unsigned">:$warpsPerCTA,
-                        ArrayRefParameter<"unsigned">:$instrShape);
+                        ArrayRefParameter<"unsigned">:$instrShape,
+                        DefaultValuedParameter<"bool", "false">:$isTransposed);
   let assemblyFormat = [{
     `<` `{` `version` `=` $version `,` `warpsPerCTA` `=` `[` $warpsPerCTA `]`
-    `,` `instrShape` `=` `[` $instrShape `]` `}` `>`
+    `,` `instrShape` `=` `[` $instrShape `]`
+    (`,` `isTransposed` `=` $isTransposed^)? `}` `>`
   }];
   let genVerifyDecl = 1;
 }

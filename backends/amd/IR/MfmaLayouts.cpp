@@ -47,7 +47,8 @@ LinearLayout finish(Bases &registers, Bases &lanes, Bases &warps,
 } // namespace
 
 LinearLayout amd::mfmaLayout(ArrayRef<int64_t> shape,
-                             ArrayRef<unsigned> warpsPerCTA, unsigned mDim) {
+                             ArrayRef<unsigned> warpsPerCTA, unsigned mDim,
+                             bool transposed) {
   assert(shape.size() == 2 && warpsPerCTA.size() == 2);
   assert(mDim == 32 || mDim == 16);
   Bases registers, lanes;
@@ -65,6 +66,10 @@ LinearLayout amd::mfmaLayout(ArrayRef<int64_t> shape,
     lanes.step(0, 4);
     lanes.step(0, 8);
   }
+  if (transposed)
+    for (Bases *bases : {&registers, &lanes})
+      for (std::vector<int32_t> &basis : bases->bases)
+        std::swap(basis[0], basis[1]);
   Bases warps = waveBases(warpsPerCTA, {int32_t(mDim), int32_t(mDim)});
   return finish(registers, lanes, warps, shape);
 }

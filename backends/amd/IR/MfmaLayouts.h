@@ -19,8 +19,12 @@ namespace mlir::tile::amd {
 /// and repeated in registers over `shape`. Per wave, 32x32: lane l holds
 /// column l % 32, rows 8 (i / 4) + 4 (l / 32) + i % 4 in registers i =
 /// 0..15; 16x16: column l % 16, rows 4 (l / 16) + i, i = 0..3.
+/// `transposed` swaps rows and columns within the tile (lane l holds row
+/// l % 32, columns 8 (i / 4) + 4 (l / 32) + i % 4), as the instruction
+/// computes with its operands swapped.
 LinearLayout mfmaLayout(llvm::ArrayRef<int64_t> shape,
-                        llvm::ArrayRef<unsigned> warpsPerCTA, unsigned mDim);
+                        llvm::ArrayRef<unsigned> warpsPerCTA, unsigned mDim,
+                        bool transposed = false);
 
 /// Operand `opIdx` (0: A, MxK; 1: B, KxN) of such instructions taking
 /// `kWidth` consecutive K elements a lane: per wave, 32x32: lane l holds row

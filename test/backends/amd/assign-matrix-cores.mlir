@@ -6,12 +6,13 @@
 // RUN: not tessera-opt %s -split-input-file -tile-assign-layouts="num-warps=4 warp-size=64" -tile-amd-assign-matrix-cores=wmma-version=1 2>&1 | FileCheck %s --check-prefix=WAVES
 // WAVES: error: wmma runs on 32-lane waves; the module's have 64
 
-// An f16 dot on gfx942 (version 3): 32x32x8 tiles, the 4 waves 2x2 over the
-// 64x64 result, operands in its dot_operand layouts with 4 K elements a
-// lane; the accumulator starts in the mfma layout. On gfx950 the
+// An f16 dot on gfx942 (version 3): 32x32x8 tiles (transposed, as
+// Triton's), the 4 waves 2x2 over the 64x64 result, operands in its
+// dot_operand layouts with 4 K elements a lane; the accumulator starts in
+// the mfma layout. On gfx950 the
 // instruction takes 8 (32x32x16). Lowered: 4 MFMAs a wave (K 32 / 8), each
 // on 4 halves of A and of B and 16 accumulators.
-// CHECK: #[[$MFMA:.*]] = #tile_amd.mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8]}>
+// CHECK: #[[$MFMA:.*]] = #tile_amd.mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8], isTransposed = true}>
 // CHECK: #[[$A:.*]] = #tile.dot_operand<{opIdx = 0, parent = #[[$MFMA]], kWidth = 4}>
 // CHECK: #[[$B:.*]] = #tile.dot_operand<{opIdx = 1, parent = #[[$MFMA]], kWidth = 4}>
 // CHECK-LABEL: func.func @f16
@@ -20,7 +21,7 @@
 // CHECK: %[[Y:.*]] = tile.convert_layout %{{.*}} -> tensor<32x64xf16, #[[$B]]>
 // CHECK: %[[D:.*]] = tile.dot %[[X]], %[[Y]], %[[ZERO]] : {{.*}} -> tensor<64x64xf32, #[[$MFMA]]>
 // CHECK: tile.convert_layout %[[D]]
-// GFX950: #tile_amd.mfma<{version = 4, warpsPerCTA = [2, 2], instrShape = [32, 32, 16]}>
+// GFX950: #tile_amd.mfma<{version = 4, warpsPerCTA = [2, 2], instrShape = [32, 32, 16], isTransposed = true}>
 // GFX950: #tile.dot_operand<{opIdx = 0, parent = #{{.*}}, kWidth = 8}>
 // On RDNA, WMMA's 16x16x16 tiles, each wave 2x2 of them: gfx11's operands
 // with 16 K elements a lane, gfx12's with 8; 8 WMMAs a wave.
@@ -71,12 +72,12 @@ func.func @chained(%q: tensor<64x64xf16>, %k: tensor<64x32xf16>, %v: tensor<32x6
 
 // -----
 
-// OCP fp8, e4m3 times e5m2: gfx950's MFMA (fp8.bf8, 32x32x16, 8 K elements
-// a lane) and gfx12's WMMA multiply them as they are; gfx942 widens them
-// to f16, as Triton does.
+// OCP fp8, e4m3 times e5m2: gfx950's MFMA (32x32x16, 8 K elements a lane)
+// and gfx12's WMMA multiply them as they are; gfx942 widens them to f16,
+// as Triton does.
 // CHECK-LABEL: func.func @fp8
 // CHECK: tile.dot {{.*}} : tensor<32x32xf16, #{{.*}}> * tensor<32x32xf16, #{{.*}}> -> tensor<32x32xf32, #mfma>
-// GFX950: #[[$FP8:.*]] = #tile_amd.mfma<{version = 4, warpsPerCTA = [4, 1], instrShape = [32, 32, 16]}>
+// GFX950: #[[$FP8:.*]] = #tile_amd.mfma<{version = 4, warpsPerCTA = [4, 1], instrShape = [32, 32, 16], isTransposed = true}>
 // GFX950-LABEL: func.func @fp8
 // GFX950: tile.dot {{.*}} : tensor<32x32xf8E4M3FN, #{{.*}}> * tensor<32x32xf8E5M2, #{{.*}}> -> tensor<32x32xf32, #[[$FP8]]>
 // GFX12-LABEL: llvm.func @fp8
