@@ -66,6 +66,10 @@ std::string parameterType(Type type) {
     return "fp8e4nv";
   if (isa<Float8E5M2Type>(type))
     return "fp8e5";
+  if (isa<Float8E4M3FNUZType>(type))
+    return "fp8e4b8";
+  if (isa<Float8E5M2FNUZType>(type))
+    return "fp8e5b16";
   if (isa<FloatType>(type))
     return "fp" + std::to_string(type.getIntOrFloatBitWidth());
   std::string text;

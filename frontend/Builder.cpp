@@ -907,10 +907,17 @@ Handle frontend::Builder::unary(const std::string &op, const Handle &a) {
   }
   if (op == "abs") {
     if (t.isFloat() && t.bits() == 8) {
-      // fp8: the sign bit cleared, as Triton's.
+      // fp8: the sign bit cleared, as Triton's; but the FNUZ formats' NaN
+      // (0x80, negative zero's code elsewhere) stays NaN.
       Value mask = s.intConstantOf(8, 0x7f, shape);
       Value bits = arith::BitcastOp::create(ob, loc, mask.getType(), v);
       Value cleared = arith::AndIOp::create(ob, loc, bits, mask);
+      if (isa<Float8E4M3FNUZType, Float8E5M2FNUZType>(getElementTypeOrSelf(v)))
+        cleared = arith::SelectOp::create(
+            ob, loc,
+            arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::eq, bits,
+                                  s.intConstantOf(8, 0x80, shape)),
+            bits, cleared);
       return s.handle(arith::BitcastOp::create(ob, loc, v.getType(), cleared),
                       t);
     }

@@ -15,10 +15,11 @@ struct FloatInfo {
   unsigned bits;
 };
 constexpr FloatInfo kFloats[] = {
-    {"fp16", "float16", 16},      {"bf16", "bfloat16", 16},
-    {"fp32", "float32", 32},      {"fp64", "float64", 64},
-    {"fp8e4nv", "float8e4nv", 8}, {"fp8e5", "float8e5", 8},
-    {"fp8e4b15", "float8e4b15", 8},
+    {"fp16", "float16", 16},        {"bf16", "bfloat16", 16},
+    {"fp32", "float32", 32},        {"fp64", "float64", 64},
+    {"fp8e4nv", "float8e4nv", 8},   {"fp8e5", "float8e5", 8},
+    {"fp8e4b15", "float8e4b15", 8}, {"fp8e4b8", "float8e4b8", 8},
+    {"fp8e5b16", "float8e5b16", 8},
 };
 } // namespace
 
@@ -97,6 +98,10 @@ Type DType::toMLIR(MLIRContext *context) const {
       return Float8E4M3FNType::get(context);
     if (floatName_ == "fp8e4b15")
       return IntegerType::get(context, 8);
+    if (floatName_ == "fp8e4b8")
+      return Float8E4M3FNUZType::get(context);
+    if (floatName_ == "fp8e5b16")
+      return Float8E5M2FNUZType::get(context);
     return Float8E5M2Type::get(context);
   case Kind::Pointer:
     return PointerType::get(pointee_->toMLIR(context), addressSpace_);

@@ -26,13 +26,14 @@ public:
   static DType integer(unsigned bits, bool isSigned = true) {
     return DType(isSigned ? Kind::Int : Kind::UInt, bits);
   }
-  /// `name` is fp16, bf16, fp32, fp64, fp8e4nv, fp8e5 or fp8e4b15.
+  /// `name` is fp16, bf16, fp32, fp64, fp8e4nv, fp8e5, fp8e4b15, fp8e4b8
+  /// or fp8e5b16 (the last two the FNUZ formats of AMD's CDNA3).
   static DType floating(llvm::StringRef name);
   static DType pointer(const DType &pointee, int addressSpace = 1);
 
   /// Parses the names `name()` gives: int32, uint8, int1, float16,
   /// bfloat16, float32, float64, float8e4nv, float8e5, float8e4b15,
-  /// pointer<float32>.
+  /// float8e4b8, float8e5b16, pointer<float32>.
   static std::optional<DType> parse(llvm::StringRef name);
 
   Kind kind() const { return kind_; }
@@ -48,7 +49,8 @@ public:
   /// are i8, converted to and from fp16 by bit arithmetic and computed on
   /// as fp16.
   bool isFp8e4b15() const { return isFloat() && floatName_ == "fp8e4b15"; }
-  /// For floats: fp16, bf16, fp32, fp64, fp8e4nv, fp8e5, fp8e4b15.
+  /// For floats: fp16, bf16, fp32, fp64, fp8e4nv, fp8e5, fp8e4b15, fp8e4b8,
+  /// fp8e5b16.
   llvm::StringRef floatName() const { return floatName_; }
   const DType &pointee() const { return *pointee_; }
 

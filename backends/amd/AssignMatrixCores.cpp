@@ -41,20 +41,21 @@ std::optional<Instruction> chooseMfma(unsigned version, ArrayRef<int64_t> shape,
 
 /// The types the matrix cores multiply `dot`'s operands as, where
 /// `hasInstruction` says which element types they take: f16 or bf16 as
-/// they are (both alike); OCP fp8 (e4m3, e5m2, mixed too) as they are
-/// where there are instructions for them (gfx950's MFMA, gfx12's WMMA),
-/// else widened to f16, as Triton does on gfx942; f32 as xf32 where there
-/// are (gfx942) and the dot allows tf32; int8 into integers; none for
-/// others.
+/// they are (both alike); fp8 (e4m3, e5m2, mixed too) as it is where there
+/// are instructions for it (the FNUZ formats on gfx942's MFMA, the OCP ones
+/// on gfx950's and gfx12's WMMA), else widened to f16, as Triton does; f32 as
+/// xf32 where there are (gfx942) and the dot allows tf32; int8 into integers;
+/// none for others.
 std::optional<std::pair<Type, Type>>
 operandTypes(DotOp dot, function_ref<bool(Type)> hasInstruction) {
   Type a = dot.getA().getType().getElementType();
   Type b = dot.getB().getType().getElementType();
   Type result = dot.getType().getElementType();
-  auto isFp8 = llvm::IsaPred<Float8E4M3FNType, Float8E5M2Type>;
+  auto isFp8 = llvm::IsaPred<Float8E4M3FNType, Float8E5M2Type,
+                             Float8E4M3FNUZType, Float8E5M2FNUZType>;
   bool floats = isa<FloatType>(result) && result.getIntOrFloatBitWidth() <= 32;
   if (floats && isFp8(a) && isFp8(b)) {
-    if (hasInstruction(a))
+    if (hasInstruction(a) && hasInstruction(b))
       return std::pair(a, b);
     Type f16 = Float16Type::get(a.getContext());
     return std::pair(f16, f16);

@@ -53,9 +53,10 @@ Type intrinsicOperandType(MLIRContext *context, Type element, unsigned kWidth,
   return VectorType::get(kWidth / 4, IntegerType::get(context, 32));
 }
 
-/// The intrinsics' name of an fp8 format: "fp8" (e4m3) or "bf8" (e5m2).
+/// The intrinsics' name of an fp8 format: "fp8" (e4m3) or "bf8" (e5m2),
+/// FNUZ on gfx942, OCP later.
 std::string fp8Name(Type element) {
-  return isa<Float8E5M2Type>(element) ? "bf8" : "fp8";
+  return isa<Float8E5M2Type, Float8E5M2FNUZType>(element) ? "bf8" : "fp8";
 }
 
 /// The MFMA of `mfma`'s dots of `a` times `b`; a transposed layout's
@@ -141,7 +142,8 @@ public:
     RankedTensorType aType = op.getA().getType(), bType = op.getB().getType();
     Type element = aType.getElementType(), bElement = bType.getElementType();
     Type result = op.getType().getElementType();
-    auto isFp8 = llvm::IsaPred<Float8E4M3FNType, Float8E5M2Type>;
+    auto isFp8 = llvm::IsaPred<Float8E4M3FNType, Float8E5M2Type,
+                               Float8E4M3FNUZType, Float8E5M2FNUZType>;
     bool integers = element.isInteger(8);
     bool alike = bElement == element || (isFp8(element) && isFp8(bElement));
     auto mfma = dyn_cast<MfmaLayoutAttr>(layout);
@@ -159,8 +161,8 @@ public:
           op, Twine(mfma ? "MFMA" : "WMMA") + " version " + Twine(version) +
                   " has no instruction of " + Twine(instr.kWidth) +
                   " K elements a lane for this dot's types (f16, bf16 and "
-                  "int8, OCP fp8 on gfx950 and gfx12, f32 as xf32 on "
-                  "gfx942, into f32 or i32)");
+                  "int8, FNUZ fp8 on gfx942, OCP fp8 on gfx950 and gfx12, "
+                  "f32 as xf32 on gfx942, into f32 or i32)");
     auto isOperand = [&](RankedTensorType type, unsigned opIdx) {
       auto operand =
           dyn_cast_if_present<DotOperandLayoutAttr>(type.getEncoding());

@@ -12,9 +12,9 @@ def TileAmdAssignMatrixCoresPass
     The AMD backend's matrix-unit stage, for CDNA's MFMA (`mfma-version` 2:
     gfx90a, 3: gfx942, 4: gfx950; 64-lane waves) or RDNA's WMMA
     (`wmma-version` 1: gfx11, 2: gfx12; 32-lane waves). Each 2-D `tile.dot`
-    of f16 or bf16 operands (both alike), of OCP fp8 ones (e4m3, e5m2,
-    mixed too: as they are on version 4 MFMA and version 2 WMMA, else
-    widened to f16), of f32 ones that allow tf32 (as xf32, MFMA version 3
+    of f16 or bf16 operands (both alike), of fp8 ones (e4m3, e5m2, mixed
+    too: the FNUZ formats as they are on version 3 MFMA, the OCP ones on
+    version 4 MFMA and version 2 WMMA, else widened to f16), of f32 ones that allow tf32 (as xf32, MFMA version 3
     only) or of int8 ones into i32 gets a `#tile_amd.mfma` or
     `#tile_amd.wmma` result layout and `#tile.dot_operand` layouts of it for
     its operands, with converts from and to the layouts the dot had; float

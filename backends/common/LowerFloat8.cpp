@@ -18,12 +18,15 @@ using namespace mlir::tile;
 namespace {
 
 /// An fp8 format: mantissa bits, exponent bias, the codes of its largest
-/// finite value and of NaN, and whether it has infinities.
+/// finite value and of NaN (without the sign), whether it has infinities,
+/// and whether it is an FNUZ format (no negative zero: its code, 0x80, is
+/// the one NaN).
 struct Float8Format {
   unsigned mantissa;
   int bias;
   unsigned largest, nan;
   bool hasInfinity;
+  bool fnuz = false;
 };
 
 std::optional<Float8Format> float8Format(Type type) {
@@ -31,6 +34,10 @@ std::optional<Float8Format> float8Format(Type type) {
     return Float8Format{3, 7, 0x7E, 0x7F, false};
   if (isa<Float8E5M2Type>(type))
     return Float8Format{2, 15, 0x7B, 0x7F, true};
+  if (isa<Float8E4M3FNUZType>(type))
+    return Float8Format{3, 8, 0x7F, 0x80, false, true};
+  if (isa<Float8E5M2FNUZType>(type))
+    return Float8Format{2, 16, 0x7F, 0x80, false, true};
   return std::nullopt;
 }
 
@@ -85,10 +92,20 @@ Value truncToFloat8(OpBuilder &b, Location loc, Value x,
                                             magnitude, c(smallestNormal));
   Value code = arith::SelectOp::create(b, loc, isSubnormal, subnormal, normal);
   code = arith::MinUIOp::create(b, loc, code, c(format.largest));
+  Value signBit = arith::ShLIOp::create(b, loc, sign, c(7));
+  if (format.fnuz) // Zero has no sign.
+    signBit = arith::SelectOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, code, c(0)),
+        c(0), signBit);
+  code = arith::OrIOp::create(b, loc, code, signBit);
   Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
-  code = arith::SelectOp::create(b, loc, isNaN, c(format.nan), code);
-  code = arith::OrIOp::create(b, loc, code,
-                              arith::ShLIOp::create(b, loc, sign, c(7)));
+  // NaN keeps its sign where the format has NaNs of both.
+  Value nan =
+      format.fnuz
+          ? c(format.nan)
+          : arith::OrIOp::create(b, loc, c(format.nan), signBit).getResult();
+  code = arith::SelectOp::create(b, loc, isNaN, nan, code);
   return arith::TruncIOp::create(b, loc, b.getI8Type(), code);
 }
 
@@ -136,12 +153,14 @@ Value extFromFloat8(OpBuilder &b, Location loc, Value code,
     result = arith::SelectOp::create(
         b, loc, isSpecial,
         arith::OrIOp::create(b, loc, mantissa32, c(0x7F800000)), result);
-  } else {
-    Value isNaN = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                        magnitude, c(format.nan));
-    result = arith::SelectOp::create(b, loc, isNaN, c(0x7FC00000), result);
   }
   result = arith::OrIOp::create(b, loc, result, sign);
+  if (!format.hasInfinity) {
+    Value isNaN =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                              format.fnuz ? bits : magnitude, c(format.nan));
+    result = arith::SelectOp::create(b, loc, isNaN, c(0x7FC00000), result);
+  }
   return arith::BitcastOp::create(b, loc, b.getF32Type(), result);
 }
 

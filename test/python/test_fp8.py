@@ -1,6 +1,8 @@
 """fp8 conversions, checked exhaustively against an exact reference: every
 code decodes to its value, and floats round to the nearest code (ties to
-even), saturating at the largest finite value."""
+even), saturating at the largest finite value. The OCP formats (e4m3, e5m2)
+and AMD's FNUZ ones (e4m3fnuz, e5m2fnuz: no infinities, no negative zero,
+NaN the code 0x80)."""
 
 import math
 from fractions import Fraction
@@ -11,33 +13,43 @@ import pytest
 import tessera
 import tessera.language as tl
 
-# name: (dtype, mantissa bits, exponent bias, has infinities)
-FORMATS = {"e4m3": (tl.float8e4nv, 3, 7, False), "e5m2": (tl.float8e5, 2, 15, True)}
+# name: (dtype, mantissa bits, exponent bias, has infinities, FNUZ)
+FORMATS = {"e4m3": (tl.float8e4nv, 3, 7, False, False),
+           "e5m2": (tl.float8e5, 2, 15, True, False),
+           "e4m3fnuz": (tl.float8e4b8, 3, 8, False, True),
+           "e5m2fnuz": (tl.float8e5b16, 2, 16, False, True)}
+TORCH_NAMES = {"e4m3": "float8_e4m3fn", "e5m2": "float8_e5m2", "e4m3fnuz": "float8_e4m3fnuz",
+               "e5m2fnuz": "float8_e5m2fnuz"}
 
 
-def decode(code, mantissa, bias, has_inf):
+def decode(code, mantissa, bias, has_inf, fnuz):
     """The value of an fp8 code, as a Fraction (or nan / inf as floats)."""
     sign = -1 if code & 0x80 else 1
     e, m = (code >> mantissa) & ((1 << (7 - mantissa)) - 1), code & ((1 << mantissa) - 1)
     top = (1 << (7 - mantissa)) - 1
+    if fnuz and code == 0x80:
+        return float("nan")
     if has_inf and e == top:
         return sign * float("inf") if m == 0 else float("nan")
-    if not has_inf and (code & 0x7F) == 0x7F:
+    if not has_inf and not fnuz and (code & 0x7F) == 0x7F:
         return float("nan")
     if e == 0:
         return sign * Fraction(m, 1 << mantissa) * Fraction(2) ** (1 - bias)
     return sign * (1 + Fraction(m, 1 << mantissa)) * Fraction(2) ** (e - bias)
 
 
-def round_to(x, mantissa, bias, has_inf):
-    """The value x rounds to: nearest, ties to the even code, saturating."""
+def round_to(x, *fmt):
+    """The value x rounds to: nearest, ties to the even code, saturating;
+    zero without a sign in the FNUZ formats."""
     if np.isnan(x):
         return float("nan")
-    finite = sorted((decode(c, mantissa, bias, has_inf), c) for c in range(0x80)
-                    if isinstance(decode(c, mantissa, bias, has_inf), Fraction))
+    finite = sorted((decode(c, *fmt), c) for c in range(0x80)
+                    if isinstance(decode(c, *fmt), Fraction))
     largest = finite[-1][0]
     magnitude = abs(Fraction(x)) if np.isfinite(x) else largest
     best = min(finite, key=lambda vc: (abs(vc[0] - magnitude), vc[1] & 1))
+    if best[0] == 0 and fmt[-1]:
+        return 0.0
     return math.copysign(float(min(best[0], largest)), x)
 
 
@@ -63,7 +75,8 @@ def test_every_code_decodes(device, name):
     decode_kernel[(1,)](codes, y, FMT=dtype)
     expected = np.array([float(decode(c, *fmt)) for c in range(256)], np.float32)
     np.testing.assert_array_equal(y, expected)
-    assert np.signbit(y[0x80]) and not np.signbit(y[0])
+    assert not np.signbit(y[0])
+    assert np.isnan(y[0x80]) if fmt[-1] else np.signbit(y[0x80])
 
 
 def probes(fmt):
@@ -113,8 +126,7 @@ def test_fp8_tensors_in_memory(device, name):
     dtype, *fmt = FORMATS[name]
     x = np.array([0.0, -0.0, 1.0, -1.5, 3.25, 1e6, -1e6, 0.001] * 8, np.float32)
     where = "cpu" if device == "interpreter" else "cuda"  # torch calls ROCm GPUs cuda too
-    fp8 = torch.zeros(64, dtype=getattr(torch, {"e4m3": "float8_e4m3fn", "e5m2": "float8_e5m2"}[name]),
-                      device=where)
+    fp8 = torch.zeros(64, dtype=getattr(torch, TORCH_NAMES[name]), device=where)
     y = torch.zeros(64, dtype=torch.float32, device=where)
     memory_kernel[(1,)](torch.from_numpy(x).to(where), fp8, y, N=64)
     expected = np.array([round_to(float(v), *fmt) for v in x], np.float32)
@@ -252,7 +264,7 @@ def test_max_num_imprecise_acc_results(device, low):
     M, N, K = 64, 128, 256
     a = rng.integers(-4, 5, (M, K)).astype(np.float32)
     b = rng.integers(-4, 5, (K, N)).astype(np.float32)
-    codes = {float(decode(c, 3, 7, False)): c for c in range(256) if c not in (0x7F, 0xFF)}
+    codes = {float(decode(c, 3, 7, False, False)): c for c in range(256) if c not in (0x7F, 0xFF)}
     a8 = np.vectorize(codes.get)(a).astype(np.uint8)
     b8 = np.vectorize(codes.get)(b).astype(np.uint8)
     c = np.zeros((M, N), np.float32)
@@ -269,8 +281,12 @@ def abs_kernel(x_ptr, y_ptr, FMT: tl.constexpr):
 
 @pytest.mark.parametrize("name", FORMATS)
 def test_abs_clears_the_sign_bit(device, name):
-    # As Triton's: every code, NaNs too, keeps its bits but the sign.
+    # As Triton's: every code, NaNs too, keeps its bits but the sign; the
+    # FNUZ formats' NaN (0x80) stays NaN.
     codes = np.arange(256, dtype=np.uint8)
     out = np.zeros(256, np.uint8)
     abs_kernel[(1,)](codes, out, FMT=FORMATS[name][0])
-    np.testing.assert_array_equal(out, codes & 0x7F)
+    expected = codes & 0x7F
+    if FORMATS[name][-1]:
+        expected[0x80] = 0x80
+    np.testing.assert_array_equal(out, expected)

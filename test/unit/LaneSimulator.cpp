@@ -254,12 +254,13 @@ SmallVector<unsigned> operandNumbers(StringRef text) {
   return numbers;
 }
 
-/// Bits of a PTX element type of mma.sync; 0 for one it does not know.
+/// Bits of an element type of the matrix instructions (PTX's names, and
+/// AMD's FNUZ fp8 formats); 0 for one it does not know.
 unsigned typeBits(StringRef type) {
   return StringSwitch<unsigned>(type)
       .Cases({"f16", "bf16"}, 16)
       .Cases({"tf32", "f32", "s32"}, 32)
-      .Cases({"e4m3", "e5m2", "s8", "u8"}, 8)
+      .Cases({"e4m3", "e5m2", "e4m3fnuz", "e5m2fnuz", "s8", "u8"}, 8)
       .Default(0);
 }
 
@@ -284,12 +285,15 @@ double decode(StringRef type, uint32_t bits) {
   // The tensor core reads only tf32's 10 upper mantissa bits of the 23.
   if (type == "tf32")
     bits &= ~0x1fffu;
-  const fltSemantics *semantics = StringSwitch<const fltSemantics *>(type)
-                                      .Case("f16", &APFloat::IEEEhalf())
-                                      .Case("bf16", &APFloat::BFloat())
-                                      .Case("e4m3", &APFloat::Float8E4M3FN())
-                                      .Case("e5m2", &APFloat::Float8E5M2())
-                                      .Default(&APFloat::IEEEsingle());
+  const fltSemantics *semantics =
+      StringSwitch<const fltSemantics *>(type)
+          .Case("f16", &APFloat::IEEEhalf())
+          .Case("bf16", &APFloat::BFloat())
+          .Case("e4m3", &APFloat::Float8E4M3FN())
+          .Case("e5m2", &APFloat::Float8E5M2())
+          .Case("e4m3fnuz", &APFloat::Float8E4M3FNUZ())
+          .Case("e5m2fnuz", &APFloat::Float8E5M2FNUZ())
+          .Default(&APFloat::IEEEsingle());
   APFloat value(*semantics, APInt(typeBits(type), bits));
   bool lost;
   value.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
@@ -975,14 +979,16 @@ private:
   }
 
   /// The simulator's types of an AMD matrix instruction's operands, from
-  /// the types in its name: "fp8" is e4m3, "bf8" e5m2 (OCP), "xf32" f32 of
-  /// which only tf32's bits count; none where it does not know them.
-  static std::optional<std::pair<StringRef, StringRef>>
-  amdOperandTypes(StringRef types) {
-    auto one = [](StringRef type) {
+  /// the types in its name: "fp8" is e4m3, "bf8" e5m2 (FNUZ or OCP, as the
+  /// workgroup says), "xf32" f32 of which only tf32's bits count; none
+  /// where it does not know them.
+  std::optional<std::pair<StringRef, StringRef>>
+  amdOperandTypes(StringRef types) const {
+    bool fnuz = group.fnuzFp8;
+    auto one = [&](StringRef type) {
       return StringSwitch<StringRef>(type)
-          .Case("fp8", "e4m3")
-          .Case("bf8", "e5m2")
+          .Case("fp8", fnuz ? "e4m3fnuz" : "e4m3")
+          .Case("bf8", fnuz ? "e5m2fnuz" : "e5m2")
           .Case("f16", "f16")
           .Case("bf16", "bf16")
           .Default("");

@@ -72,6 +72,9 @@ struct Workgroup {
   /// are in flight until it retires the group. Off, the read sees the
   /// result (computed at issue).
   bool catchEarlyResultReads = true;
+  /// AMD's fp8 matrix instructions read the FNUZ formats (gfx942's) where
+  /// this is set, the OCP ones (gfx950's, gfx12's) where it is not.
+  bool fnuzFp8 = false;
 };
 
 /// A tensor map as the simulator reads it from the address a kernel's

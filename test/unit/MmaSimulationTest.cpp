@@ -58,7 +58,8 @@ namespace {
 // Element types: their tile IR names, bits and values
 //===----------------------------------------------------------------------===//
 
-enum class Elem { F16, BF16, F32, I8, E4M3, E5M2, I32 };
+/// E4M3FNUZ and E5M2FNUZ: AMD's FNUZ fp8 (Triton's fp8e4b8, fp8e5b16).
+enum class Elem { F16, BF16, F32, I8, E4M3, E5M2, E4M3FNUZ, E5M2FNUZ, I32 };
 
 const char *mlirName(Elem type) {
   switch (type) {
@@ -74,6 +75,10 @@ const char *mlirName(Elem type) {
     return "f8E4M3FN";
   case Elem::E5M2:
     return "f8E5M2";
+  case Elem::E4M3FNUZ:
+    return "f8E4M3FNUZ";
+  case Elem::E5M2FNUZ:
+    return "f8E5M2FNUZ";
   case Elem::I32:
     return "i32";
   }
@@ -105,6 +110,10 @@ const llvm::fltSemantics &semanticsOf(Elem type) {
     return llvm::APFloat::Float8E4M3FN();
   case Elem::E5M2:
     return llvm::APFloat::Float8E5M2();
+  case Elem::E4M3FNUZ:
+    return llvm::APFloat::Float8E4M3FNUZ();
+  case Elem::E5M2FNUZ:
+    return llvm::APFloat::Float8E5M2FNUZ();
   default:
     return llvm::APFloat::IEEEsingle();
   }
@@ -144,6 +153,9 @@ uint64_t poisonBits(Elem type) {
   case Elem::E4M3:
   case Elem::E5M2:
     return 0x7f;
+  case Elem::E4M3FNUZ:
+  case Elem::E5M2FNUZ:
+    return 0x80;
   case Elem::I8:
     return 0x7f;
   case Elem::I32:
@@ -171,6 +183,12 @@ uint64_t randomBits(Elem type, std::mt19937 &random) {
       if (type == Elem::E4M3 ? magnitude != 0x7f : magnitude < 0x7c)
         return code;
     }
+  }
+  case Elem::E4M3FNUZ:
+  case Elem::E5M2FNUZ: {
+    // Every code but 0x80 (NaN) is finite.
+    int code = std::uniform_int_distribution<int>(0, 254)(random);
+    return code < 0x80 ? code : code + 1;
   }
   default:
     return encode(type, std::uniform_real_distribution<double>(-2, 2)(random));
@@ -439,14 +457,19 @@ std::string describe(const std::map<std::string, unsigned> &calls) {
 }
 
 /// The intrinsic a dot of `mm`'s types must become on its target: fp8
-/// before sm_89 is multiplied as f16.
+/// before sm_89, and AMD's FNUZ fp8 on NVIDIA, is multiplied as f16.
 std::string expectedMma(const Matmul &mm) {
-  bool fp8 = mm.a == Elem::E4M3 || mm.a == Elem::E5M2;
+  bool ocp = mm.a == Elem::E4M3 || mm.a == Elem::E5M2;
+  bool fnuz = mm.a == Elem::E4M3FNUZ || mm.a == Elem::E5M2FNUZ;
+  bool fp8 = ocp || fnuz;
   llvm::StringRef target = mm.target;
-  // OCP fp8 as it is on gfx950 and gfx12, widened to f16 on the other AMD
-  // chips; names "fp8" (e4m3) and "bf8" (e5m2).
-  bool amdFp8 = fp8 && (target == "hip:gfx950" || target == "hip:gfx1200");
-  auto amdName = [](Elem type) { return type == Elem::E4M3 ? "fp8" : "bf8"; };
+  // OCP fp8 as it is on gfx950 and gfx12, FNUZ fp8 on gfx942, widened to
+  // f16 elsewhere; names "fp8" (e4m3) and "bf8" (e5m2).
+  bool amdFp8 = (ocp && (target == "hip:gfx950" || target == "hip:gfx1200")) ||
+                (fnuz && target == "hip:gfx942");
+  auto amdName = [](Elem type) {
+    return type == Elem::E4M3 || type == Elem::E4M3FNUZ ? "fp8" : "bf8";
+  };
   // MFMAs compute B^T A^T (Tessera's MFMA layouts are transposed, as
   // Triton's), B's type first.
   bool mfma = !target.starts_with("hip:gfx1");
@@ -482,6 +505,8 @@ std::string expectedMma(const Matmul &mm) {
       kWidth = 4;
     if (mm.a == Elem::F32)
       kWidth = 2;
+    if (amdFp8)
+      kWidth = 8;
     std::string shape = std::to_string(tile) + "x" + std::to_string(tile) +
                         "x" + std::to_string(kWidth * 64 / tile);
     std::string result = mm.a == Elem::I8 ? "i32." : "f32.";
@@ -514,7 +539,7 @@ std::string expectedMma(const Matmul &mm) {
   // An f16 result of f16 operands accumulates in f16, as Triton's does.
   if (mm.a == Elem::F16 && mm.acc == Elem::F16)
     return "llvm.nvvm.mma.m16n8k16.row.col.f16.f16";
-  if (mm.a == Elem::F16 || (fp8 && !sm89))
+  if (mm.a == Elem::F16 || fnuz || (fp8 && !sm89))
     return "llvm.nvvm.mma.m16n8k16.row.col.f32.f32";
   if (mm.a == Elem::BF16)
     return "llvm.nvvm.mma.m16n8k16.row.col.bf16";
@@ -616,6 +641,7 @@ void simulateMatmul(const Matmul &mm, const LoweredKernel &compiled,
   Workgroup group;
   group.warpSize = compiled.warpSize;
   group.numThreads = mm.warps * compiled.warpSize;
+  group.fnuzFp8 = llvm::StringRef(mm.target) == "hip:gfx942";
   LaneSimulator simulator(*compiled.kernel, group);
   for (HostTensor *t : {&a, &b, &c, &d})
     simulator.addBuffer(t->bytes.data(), t->bytes.size());
@@ -787,7 +813,9 @@ std::vector<Matmul> orderCases() {
       {"cuda:89", Elem::F32, Elem::F32, Precision::Tf32x3},
       {"cuda:80", Elem::I8, Elem::I8, Precision::Default},
       {"cuda:89", Elem::E4M3, Elem::E5M2, Precision::Default},
-      {"cuda:80", Elem::E5M2, Elem::E4M3, Precision::Default}};
+      {"cuda:80", Elem::E5M2, Elem::E4M3, Precision::Default},
+      // AMD's FNUZ formats, as f16 on NVIDIA.
+      {"cuda:89", Elem::E4M3FNUZ, Elem::E5M2FNUZ, Precision::Default}};
   std::vector<Matmul> cases;
   for (const Types &t : types)
     for (bool aByColumns : {false, true})
@@ -1003,6 +1031,23 @@ std::vector<Matmul> mfmaCases() {
       16,           64,         64,         1};
   fp8Edges.masked = fp8Edges.loadC = true;
   cases.push_back(fp8Edges);
+  // FNUZ fp8 MFMAs on gfx942 (mixed too); widened to f16 on gfx950.
+  cases.push_back({"hip:gfx942", Elem::E4M3FNUZ, Elem::E5M2FNUZ, Elem::F32,
+                   Precision::Default, 0, 64, 32, 64, 2});
+  Matmul fnuzEdges{"hip:gfx942",
+                   Elem::E5M2FNUZ,
+                   Elem::E5M2FNUZ,
+                   Elem::F32,
+                   Precision::Default,
+                   0,
+                   16,
+                   64,
+                   32,
+                   1};
+  fnuzEdges.masked = fnuzEdges.loadC = fnuzEdges.bByColumns = true;
+  cases.push_back(fnuzEdges);
+  cases.push_back({"hip:gfx950", Elem::E4M3FNUZ, Elem::E4M3FNUZ, Elem::F32,
+                   Precision::Default, 0, 32, 32, 32, 1});
   // tf32 as xf32 on gfx942: 32x32x4 and 16x16x8.
   cases.push_back({"hip:gfx942", Elem::F32, Elem::F32, Elem::F32,
                    Precision::Tf32, 0, 64, 64, 16, 4});

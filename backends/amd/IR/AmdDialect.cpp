@@ -157,7 +157,8 @@ unsigned WmmaLayoutAttr::getNumWarps() const {
 
 SmallVector<unsigned> mlir::tile::amd::mfmaKWidths(unsigned version,
                                                    Type element) {
-  bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(element);
+  bool ocpFp8 = isa<Float8E4M3FNType, Float8E5M2Type>(element);
+  bool fnuzFp8 = isa<Float8E4M3FNUZType, Float8E5M2FNUZType>(element);
   if (element.isF16() || element.isBF16())
     return version == 4 ? SmallVector<unsigned>{8, 4}
                         : SmallVector<unsigned>{4};
@@ -165,7 +166,7 @@ SmallVector<unsigned> mlir::tile::amd::mfmaKWidths(unsigned version,
     return version == 4   ? SmallVector<unsigned>{16, 8}
            : version == 3 ? SmallVector<unsigned>{8}
                           : SmallVector<unsigned>{4};
-  if (fp8 && version == 4)
+  if ((ocpFp8 && version == 4) || (fnuzFp8 && version == 3))
     return {8};
   if (element.isF32() && version == 3)
     return {2};

@@ -2,9 +2,9 @@
 
 from . import math
 from .core import (CompilationError, bfloat16, block_type, const, constexpr, dtype, float8_e4m3,
-                   float8_e5m2, float8e4b15, float8e4nv, float8e5, float16, float32, float64, int1, int8, int16,
-                   int32, int64, pi32_t, pointer_type, str_to_ty, tensor, uint8, uint16, uint32,
-                   uint64, void)
+                   float8_e5m2, float8e4b8, float8e4b15, float8e4nv, float8e5, float8e5b16,
+                   float16, float32, float64, int1, int8, int16, int32, int64, pi32_t,
+                   pointer_type, str_to_ty, tensor, uint8, uint16, uint32, uint64, void)
 from .standard import (abs, arange, argmax, argmin, associative_scan, assume, atomic_add,
                        atomic_and, atomic_cas, atomic_max, atomic_min, atomic_or, atomic_xchg,
                        atomic_xor, broadcast, broadcast_to, cast, cat, cdiv, ceil, clamp, condition, cos,

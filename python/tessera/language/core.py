@@ -123,6 +123,7 @@ class dtype:
     def _float_format(self):
         """(explicit mantissa bits, exponent bias) of a floating-point type."""
         formats = {"float8e4nv": (3, 7), "float8e5": (2, 15), "float8e4b15": (3, 15),
+                   "float8e4b8": (3, 8), "float8e5b16": (2, 16),
                    "float16": (10, 15),
                    "bfloat16": (7, 127), "float32": (23, 127), "float64": (52, 1023)}
         if self.name not in formats:
@@ -140,14 +141,16 @@ class dtype:
     # Triton's short names of the element types, by kind.
     SINT_TYPES = ("int8", "int16", "int32", "int64")
     UINT_TYPES = ("int1", "uint8", "uint16", "uint32", "uint64")
-    FP_TYPES = ("fp8e4b15", "fp8e4nv", "fp8e5", "fp16", "bf16", "fp32", "fp64")
+    FP_TYPES = ("fp8e4b15", "fp8e4nv", "fp8e4b8", "fp8e5", "fp8e5b16", "fp16", "bf16", "fp32",
+                "fp64")
     STANDARD_FP_TYPES = ("fp16", "bf16", "fp32", "fp64")
     OTHER_TYPES = ("void",)
 
 
 # Triton's short names of floating-point types, for dtype(name).
 _SHORT_NAMES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
-                "fp8e4nv": "float8e4nv", "fp8e5": "float8e5", "fp8e4b15": "float8e4b15"}
+                "fp8e4nv": "float8e4nv", "fp8e5": "float8e5", "fp8e4b15": "float8e4b15",
+                "fp8e4b8": "float8e4b8", "fp8e5b16": "float8e5b16"}
 
 
 class const:
@@ -214,6 +217,10 @@ float8e5 = dtype("float8e5")
 # Triton's fp8 with exponent bias 15 and no infinities or NaN: converted to
 # and from fp16 and fp32 as Triton does, computed on as fp16.
 float8e4b15 = dtype("float8e4b15")
+# The FNUZ fp8 formats of AMD's CDNA3 (gfx942): no infinities, no negative
+# zero, NaN the code 0x80; exponent bias 8 and 16.
+float8e4b8 = dtype("float8e4b8")
+float8e5b16 = dtype("float8e5b16")
 float8_e4m3 = float8e4nv
 float8_e5m2 = float8e5
 void = dtype("void")
@@ -222,7 +229,8 @@ void = dtype("void")
 _SHORT_TYPES = {"i1": int1, "u1": int1, "i8": int8, "i16": int16, "i32": int32, "i64": int64,
                 "u8": uint8, "u16": uint16, "u32": uint32, "u64": uint64, "fp16": float16,
                 "bf16": bfloat16, "fp32": float32, "fp64": float64, "fp8e4nv": float8e4nv,
-                "fp8e5": float8e5, "fp8e4b15": float8e4b15, "void": void}
+                "fp8e5": float8e5, "fp8e4b15": float8e4b15, "fp8e4b8": float8e4b8,
+                "fp8e5b16": float8e5b16, "void": void}
 
 
 def str_to_ty(name, c=None):
@@ -240,7 +248,7 @@ def str_to_ty(name, c=None):
 
 _DTYPES = {d.name: d for d in (int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
                                 float16, bfloat16, float32, float64, float8e4nv, float8e5,
-                                float8e4b15)}
+                                float8e4b15, float8e4b8, float8e5b16)}
 
 
 def _dtype_of(name: str) -> dtype:

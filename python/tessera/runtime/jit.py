@@ -39,6 +39,7 @@ _TORCH_DTYPES = {
     "torch.int32": "int32", "torch.int64": "int64", "torch.uint8": "uint8", "torch.uint16": "uint16",
     "torch.uint32": "uint32", "torch.uint64": "uint64", "torch.bool": "int1",
     "torch.float8_e4m3fn": "float8e4nv", "torch.float8_e5m2": "float8e5",
+    "torch.float8_e4m3fnuz": "float8e4b8", "torch.float8_e5m2fnuz": "float8e5b16",
 }
 
 
@@ -47,7 +48,9 @@ _TORCH_DTYPES = {
 type_canonicalisation_dict = {
     "bool": "u1", "int1": "u1", "uint1": "u1", "i1": "u1",
     "float8e4nv": "fp8e4nv", "float8_e4m3fn": "fp8e4nv", "float8e5": "fp8e5",
-    "float8_e5m2": "fp8e5", "float8e4b15": "fp8e4b15", "half": "fp16", "float16": "fp16", "bfloat16": "bf16",
+    "float8_e5m2": "fp8e5", "float8e4b15": "fp8e4b15", "float8e4b8": "fp8e4b8",
+    "float8_e4m3fnuz": "fp8e4b8", "float8e5b16": "fp8e5b16", "float8_e5m2fnuz": "fp8e5b16",
+    "half": "fp16", "float16": "fp16", "bfloat16": "bf16",
     "float": "fp32", "float32": "fp32", "double": "fp64", "float64": "fp64",
     "int8": "i8", "int16": "i16", "int": "i32", "int32": "i32", "int64": "i64",
     "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64", "void": "void",
@@ -823,6 +826,7 @@ _SIGNATURE_TYPES = {
     "u1": "int1", "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",
     "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
     "fp8e4nv": "float8e4nv", "fp8e5": "float8e5", "fp8e4b15": "float8e4b15",
+    "fp8e4b8": "float8e4b8", "fp8e5b16": "float8e5b16",
 }
 
 
