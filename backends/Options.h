@@ -23,8 +23,8 @@ struct CompileOptions {
   /// AMD: the M (= N) of the matrix instructions dots take, 16 or 32 (0:
   /// the larger the dot allows), as Triton's matrix_instr_nonkdim.
   unsigned matrixInstrNonKDim = 0;
-  /// AMD: Triton's kpack (1 or 2), which groups K for wider shared-memory
-  /// reads; accepted, with no effect on the code yet.
+  /// AMD: Triton's kpack (1 or 2): on gfx942, dot operands hold kpack
+  /// instructions' K elements a lane, for wider shared-memory reads.
   unsigned kpack = 1;
   /// The most registers a thread may use (0: the compiler's choice), where
   /// the target can be told (NVIDIA's .maxnreg); accepted elsewhere.

@@ -182,7 +182,8 @@ public:
     const Chip &chip = chipOf(target);
     auto addMatrixUnitPasses = [&](mlir::OpPassManager &pm) {
       pm.addPass(mlir::tile::createTileAmdAssignMatrixCoresPass(
-          {chip.mfmaVersion, chip.wmmaVersion, options.matrixInstrNonKDim}));
+          {chip.mfmaVersion, chip.wmmaVersion, options.matrixInstrNonKDim,
+           options.kpack}));
     };
     stage.addMatrixUnitPasses = addMatrixUnitPasses;
     stage.numStages = options.numStages;

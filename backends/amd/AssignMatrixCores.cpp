@@ -96,6 +96,8 @@ struct TileAmdAssignMatrixCoresPass
         matrixInstrNonKDim != 32)
       return fail("matrix-instr-nonkdim must be 0, 16 or 32, got " +
                   Twine(matrixInstrNonKDim));
+    if (kpack != 1 && kpack != 2)
+      return fail("kpack must be 1 or 2, got " + Twine(kpack));
     auto numWarps = module->getAttrOfType<IntegerAttr>("tile.num_warps");
     auto warpSize = module->getAttrOfType<IntegerAttr>("tile.warp_size");
     if (!numWarps || !warpSize)
@@ -137,6 +139,10 @@ struct TileAmdAssignMatrixCoresPass
       if (!mfma)
         return;
       kWidth = mfma->kWidth;
+      // kpack (version 3, as Triton's): a lane's run of K for several
+      // instructions.
+      if (mfmaVersion == 3 && k % (mfma->k * kpack) == 0)
+        kWidth *= kpack;
       // Transposed, as Triton's: rows store as vectors, and a chained
       // dot's result is the next one's A as it lies.
       layout = MfmaLayoutAttr::get(

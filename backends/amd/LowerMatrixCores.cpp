@@ -163,21 +163,28 @@ public:
                   " K elements a lane for this dot's types (f16, bf16 and "
                   "int8, FNUZ fp8 on gfx942, OCP fp8 on gfx950 and gfx12, "
                   "f32 as xf32 on gfx942, into f32 or i32)");
-    auto isOperand = [&](RankedTensorType type, unsigned opIdx) {
+    // Operands may hold a run of K for `pack` instructions a lane (kpack):
+    // each takes its part of every lane's run.
+    auto operandKWidth = [&](RankedTensorType type, unsigned opIdx) {
       auto operand =
           dyn_cast_if_present<DotOperandLayoutAttr>(type.getEncoding());
       return operand && operand.getOpIdx() == opIdx &&
-             operand.getParent() == layout &&
-             operand.getKWidth() == instr.kWidth;
+                     operand.getParent() == layout
+                 ? operand.getKWidth()
+                 : 0u;
     };
-    if (!isOperand(aType, 0) || !isOperand(bType, 1))
+    unsigned kWidth = operandKWidth(aType, 0);
+    if (kWidth == 0 || kWidth != operandKWidth(bType, 1) ||
+        kWidth % instr.kWidth != 0 || (!mfma && kWidth != instr.kWidth))
       return loweringError(op, "the operands of a dot in a matrix-core "
                                "layout must have its dot_operand layouts "
-                               "with kWidth " +
-                                   Twine(instr.kWidth));
+                               "with a kWidth of " +
+                                   Twine(instr.kWidth) +
+                                   (mfma ? " or a multiple" : ""));
+    unsigned pack = kWidth / instr.kWidth;
     int64_t k = aType.getShape()[1];
-    if (k % instr.k != 0)
-      return loweringError(op, "K is not a multiple of the instruction's");
+    if (k % (instr.k * pack) != 0)
+      return loweringError(op, "K is not a multiple of the instructions'");
 
     Location loc = op.getLoc();
     RegisterIndex a(*layoutOf(aType), adaptor.getA());
@@ -198,44 +205,47 @@ public:
       if (at[0] % tileSize == 0 && at[1] % tileSize == 0)
         tiles.push_back(at);
     }
-    for (int64_t k0 = 0; k0 < k; k0 += instr.k) {
-      for (const SmallVector<int32_t> &tile : tiles) {
-        SmallVector<Value> x = a.run({tile[0], int32_t(k0)}, 1, instr.kWidth);
-        SmallVector<Value> y = b.run({int32_t(k0), tile[1]}, 0, instr.kWidth);
-        SmallVector<unsigned> cRegs;
-        for (int32_t row : instr.rows)
-          cRegs.push_back(transposed ? c.at({tile[0], tile[1] + row})
-                                     : c.at({tile[0] + row, tile[1]}));
-        if (x.empty() || y.empty() || llvm::is_contained(cRegs, ~0u))
-          return loweringError(op, "a thread does not hold the fragments of "
-                                   "its tiles");
-        SmallVector<Value> cValues;
-        for (unsigned r : cRegs)
-          cValues.push_back(acc[r]);
-        Value xs = packOperand(rewriter, loc, x, instr.operandType);
-        Value ys = packOperand(rewriter, loc, y, instr.operandType);
-        Value cs = packOperand(rewriter, loc, cValues, Type());
-        SmallVector<Value> args{xs, ys, cs};
-        if (transposed)
-          std::swap(args[0], args[1]);
-        if (instr.isMfma) {
-          args.append(3, i32Constant(rewriter, loc, 0));
-        } else if (integers) {
-          // Signed A and B, no clamping.
-          auto flag = [&](bool value) -> Value {
-            return LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
-                                            value);
-          };
-          args = {flag(true), xs, flag(true), ys, cs, flag(false)};
+    for (int64_t k0 = 0; k0 < k; k0 += instr.k * pack) {
+      for (unsigned part = 0; part < pack; ++part)
+        for (const SmallVector<int32_t> &tile : tiles) {
+          // Lane 0's run of this instruction: its part of the pack's.
+          auto at = int32_t(k0 + part * instr.kWidth);
+          SmallVector<Value> x = a.run({tile[0], at}, 1, instr.kWidth);
+          SmallVector<Value> y = b.run({at, tile[1]}, 0, instr.kWidth);
+          SmallVector<unsigned> cRegs;
+          for (int32_t row : instr.rows)
+            cRegs.push_back(transposed ? c.at({tile[0], tile[1] + row})
+                                       : c.at({tile[0] + row, tile[1]}));
+          if (x.empty() || y.empty() || llvm::is_contained(cRegs, ~0u))
+            return loweringError(op, "a thread does not hold the fragments of "
+                                     "its tiles");
+          SmallVector<Value> cValues;
+          for (unsigned r : cRegs)
+            cValues.push_back(acc[r]);
+          Value xs = packOperand(rewriter, loc, x, instr.operandType);
+          Value ys = packOperand(rewriter, loc, y, instr.operandType);
+          Value cs = packOperand(rewriter, loc, cValues, Type());
+          SmallVector<Value> args{xs, ys, cs};
+          if (transposed)
+            std::swap(args[0], args[1]);
+          if (instr.isMfma) {
+            args.append(3, i32Constant(rewriter, loc, 0));
+          } else if (integers) {
+            // Signed A and B, no clamping.
+            auto flag = [&](bool value) -> Value {
+              return LLVM::ConstantOp::create(rewriter, loc,
+                                              rewriter.getI1Type(), value);
+            };
+            args = {flag(true), xs, flag(true), ys, cs, flag(false)};
+          }
+          Value d = LLVM::CallIntrinsicOp::create(
+                        rewriter, loc, resultType,
+                        rewriter.getStringAttr(instr.name), args)
+                        .getResult(0);
+          for (auto [i, r] : llvm::enumerate(cRegs))
+            acc[r] = LLVM::ExtractElementOp::create(
+                rewriter, loc, d, i32Constant(rewriter, loc, int64_t(i)));
         }
-        Value d = LLVM::CallIntrinsicOp::create(
-                      rewriter, loc, resultType,
-                      rewriter.getStringAttr(instr.name), args)
-                      .getResult(0);
-        for (auto [i, r] : llvm::enumerate(cRegs))
-          acc[r] = LLVM::ExtractElementOp::create(
-              rewriter, loc, d, i32Constant(rewriter, loc, int64_t(i)));
-      }
     }
     replaceWithRegisters(rewriter, op, acc);
     return success();

@@ -32,6 +32,9 @@ def TileAmdAssignMatrixCoresPass
       16 on version 1, 8 on version 2; int8 as iu8, signed);
     - K must be a multiple of the instruction's; other dots stay on the
       CUDA cores;
+    - with `kpack` 2 (MFMA version 3, as Triton's), operands hold twice the
+      instruction's kWidth a lane where K allows: each lane's run of K
+      feeds two instructions, a half each;
     - waves go along M or N, to the one with more tiles left (ties to M);
       for chained dots (one's result reaching another's operand, as in
       attention) along M first, as many as M has tiles.
@@ -47,6 +50,10 @@ def TileAmdAssignMatrixCoresPass
            /*default=*/"0",
            "MFMA's tile (16 or 32; 0: the larger that fits), as Triton's "
            "matrix_instr_nonkdim; WMMA's is 16">,
+    Option<"kpack", "kpack", "unsigned", /*default=*/"1",
+           "K elements a lane holds for MFMAs on version 3, in instructions' "
+           "worth (1 or 2), as Triton's kpack: 2 reads 16-byte rows of "
+           "16-bit operands for two instructions">,
   ];
   let dependentDialects = ["::mlir::tile::amd::TileAmdDialect",
                            "::mlir::arith::ArithDialect"];

@@ -260,6 +260,11 @@ def test_matrix_instr_nonkdim_picks_the_instruction():
                                  constexprs={"M": 64, "N": 64, "K": 64},
                                  matrix_instr_nonkdim=nonkdim, kpack=2)
         assert instruction in kernel.asm["amdgcn"]
+    # kpack 2: each lane reads 8 halves of K, two instructions' worth.
+    for kpack, width in ((1, 4), (2, 8)):
+        kernel = tessera.compile(tile_matmul_kernel, sig, "hip:gfx942",
+                                 constexprs={"M": 64, "N": 64, "K": 64}, kpack=kpack)
+        assert re.findall(r"kWidth = (\d+)", kernel.asm["tile-layout"]) == [str(width)] * 2
     with pytest.raises(ValueError, match="matrix_instr_nonkdim must be 0, 16 or 32, got 8"):
         tessera.compile(tile_matmul_kernel, sig, "hip:gfx942",
                         constexprs={"M": 64, "N": 64, "K": 64}, matrix_instr_nonkdim=8)

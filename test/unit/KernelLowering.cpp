@@ -25,7 +25,7 @@ using namespace mlir::tile;
 
 void tessera::test::lowerKernel(llvm::StringRef spec, const std::string &source,
                                 unsigned warps, LoweredKernel &out,
-                                unsigned stages) {
+                                unsigned stages, unsigned kpack) {
   auto resolved = resolveTarget(spec);
   ASSERT_TRUE(bool(resolved)) << llvm::toString(resolved.takeError());
   auto [backend, target] = *resolved;
@@ -40,6 +40,7 @@ void tessera::test::lowerKernel(llvm::StringRef spec, const std::string &source,
   CompileOptions options;
   options.numWarps = warps;
   options.numStages = stages;
+  options.kpack = kpack;
   llvm::Error assigned = backend->assignLayouts(*module, target, options);
   ASSERT_FALSE(bool(assigned)) << llvm::toString(std::move(assigned)) << "\n"
                                << source;

@@ -31,10 +31,11 @@ struct LoweredKernel {
 
 /// Lowers the tile IR `source` (a function @kernel) for the target `spec`
 /// ("cuda:80", "hip:gfx942") on `warps` warps, loops feeding dots pipelined
-/// over `stages` stages, into `out`, as tessera-compile does up to LLVM IR;
-/// a failure is a fatal failure of the running test.
+/// over `stages` stages (and AMD's `kpack`), into `out`, as tessera-compile
+/// does up to LLVM IR; a failure is a fatal failure of the running test.
 void lowerKernel(llvm::StringRef spec, const std::string &source,
-                 unsigned warps, LoweredKernel &out, unsigned stages = 3);
+                 unsigned warps, LoweredKernel &out, unsigned stages = 3,
+                 unsigned kpack = 1);
 
 /// Compiles the tile IR `source` (a function @kernel) for `spec` as
 /// tessera-compile does (mlir::tile::compileKernel: the LLVM IR the code

@@ -218,6 +218,8 @@ struct Matmul {
   bool masked = false;
   /// C is read from memory (otherwise zero).
   bool loadC = false;
+  /// AMD's kpack option.
+  unsigned kpack = 1;
 };
 
 std::string caseName(const Matmul &mm) {
@@ -236,6 +238,8 @@ std::string caseName(const Matmul &mm) {
           std::to_string(mm.k) + "_" + std::to_string(mm.warps) + "warps";
   name += mm.aByColumns ? "_Acols" : "_Arows";
   name += mm.bByColumns ? "_Bcols" : "_Brows";
+  if (mm.kpack != 1)
+    name += "_kpack" + std::to_string(mm.kpack);
   if (mm.masked)
     name += "_masked";
   if (mm.loadC)
@@ -364,11 +368,15 @@ MatmulAccesses accessesOf(const Matmul &mm) {
     Access access{name, arg, type, {rows, cols}, {}, {}};
     access.strides = byColumns ? std::vector<unsigned>{1, rows}
                                : std::vector<unsigned>{cols, 1};
+    if (mm.kpack != 1)
+      name += "_kpack" + std::to_string(mm.kpack);
     if (mm.masked)
       access.bounds = {rowBound, colBound};
     if (mm.batch) {
       access.shape.insert(access.shape.begin(), mm.batch);
       access.strides.insert(access.strides.begin(), rows * cols);
+      if (mm.kpack != 1)
+        name += "_kpack" + std::to_string(mm.kpack);
       if (mm.masked)
         access.bounds.insert(access.bounds.begin(), "");
     }
@@ -728,7 +736,7 @@ TEST_P(MmaSimulation, MatchesAHostMatmul) {
   const Matmul &mm = GetParam();
   std::string source = kernelOf(mm);
   LoweredKernel compiled;
-  lowerKernel(mm.target, source, mm.warps, compiled);
+  lowerKernel(mm.target, source, mm.warps, compiled, /*stages=*/3, mm.kpack);
   if (HasFatalFailure())
     return;
 
@@ -1056,6 +1064,24 @@ std::vector<Matmul> mfmaCases() {
       16,           32,        8,         1};
   xf32Edges.aByColumns = xf32Edges.masked = true;
   cases.push_back(xf32Edges);
+  // kpack 2 on gfx942: a lane's run of K (8 halves, 16 int8) feeds two
+  // instructions.
+  for (Elem type : {Elem::F16, Elem::BF16, Elem::I8}) {
+    Matmul packed{"hip:gfx942",
+                  type,
+                  type,
+                  type == Elem::I8 ? Elem::I32 : Elem::F32,
+                  Precision::Default,
+                  0,
+                  64,
+                  32,
+                  64,
+                  2};
+    packed.kpack = 2;
+    packed.aByColumns = type == Elem::BF16;
+    packed.masked = type == Elem::F16;
+    cases.push_back(packed);
+  }
   // 8 waves, 4x2 over 128x64.
   cases.push_back({"hip:gfx942", Elem::BF16, Elem::BF16, Elem::F32,
                    Precision::Default, 0, 128, 64, 32, 8});

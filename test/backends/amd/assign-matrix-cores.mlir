@@ -5,6 +5,9 @@
 // RUN: tessera-opt %s -split-input-file -tile-assign-layouts="num-warps=4 warp-size=32" -tile-amd-assign-matrix-cores=wmma-version=2 -tile-remove-conversions -tile-amd-to-llvm=warp-size=32 -canonicalize -cse | FileCheck %s --check-prefix=GFX12
 // RUN: not tessera-opt %s -split-input-file -tile-assign-layouts="num-warps=4 warp-size=64" -tile-amd-assign-matrix-cores=wmma-version=1 2>&1 | FileCheck %s --check-prefix=WAVES
 // WAVES: error: wmma runs on 32-lane waves; the module's have 64
+// RUN: tessera-opt %s -split-input-file -tile-assign-layouts="num-warps=4 warp-size=64" -tile-amd-assign-matrix-cores="mfma-version=3 kpack=2" -tile-remove-conversions | FileCheck %s --check-prefix=KPACK
+// RUN: not tessera-opt %s -split-input-file -tile-assign-layouts="num-warps=4 warp-size=64" -tile-amd-assign-matrix-cores="mfma-version=3 kpack=3" 2>&1 | FileCheck %s --check-prefix=KPACK3
+// KPACK3: error: kpack must be 1 or 2, got 3
 
 // An f16 dot on gfx942 (version 3): 32x32x8 tiles (transposed, as
 // Triton's), the 4 waves 2x2 over the 64x64 result, operands in its
@@ -21,6 +24,11 @@
 // CHECK: %[[Y:.*]] = tile.convert_layout %{{.*}} -> tensor<32x64xf16, #[[$B]]>
 // CHECK: %[[D:.*]] = tile.dot %[[X]], %[[Y]], %[[ZERO]] : {{.*}} -> tensor<64x64xf32, #[[$MFMA]]>
 // CHECK: tile.convert_layout %[[D]]
+// With kpack 2 the operands hold 8 K elements a lane, two instructions'
+// worth (K 32 allows it).
+// KPACK: #[[$MFMA:.*]] = #tile_amd.mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8], isTransposed = true}>
+// KPACK: #tile.dot_operand<{opIdx = 0, parent = #[[$MFMA]], kWidth = 8}>
+// KPACK: #tile.dot_operand<{opIdx = 1, parent = #[[$MFMA]], kWidth = 8}>
 // GFX950: #tile_amd.mfma<{version = 4, warpsPerCTA = [2, 2], instrShape = [32, 32, 16], isTransposed = true}>
 // GFX950: #tile.dot_operand<{opIdx = 0, parent = #{{.*}}, kWidth = 8}>
 // On RDNA, WMMA's 16x16x16 tiles, each wave 2x2 of them: gfx11's operands
