@@ -42,14 +42,17 @@ llvm::Error mlir::tile::verifyOptions(const CompileOptions &options) {
 
 CompileOptions mlir::tile::adaptCommonOptions(const Target &target,
                                               CompileOptions options,
-                                              bool wavesPerEU) {
+                                              bool amdOptions) {
   // verifyOptions has checked the portable range; a wavefront of 64 lanes
   // halves what fits in a block.
   options.numWarps =
       std::min(options.numWarps, kMaxThreadsPerBlock / target.warpSize);
   options.numStages = std::max(1u, options.numStages);
-  if (!wavesPerEU)
+  if (!amdOptions) {
     options.wavesPerEU = 0;
+    options.matrixInstrNonKDim = 0;
+    options.kpack = 1;
+  }
   return options;
 }
 

@@ -111,10 +111,11 @@ public:
 llvm::Error verifyOptions(const CompileOptions &options);
 
 /// What both backends do to options: warps capped at a 1024-thread block,
-/// num_stages at least 1, waves_per_eu kept only where `wavesPerEU` says it
-/// applies.
+/// num_stages at least 1, AMD's options (waves_per_eu,
+/// matrix_instr_nonkdim, kpack) kept only where `amdOptions` says they
+/// apply (elsewhere their defaults, so that they compile alike).
 CompileOptions adaptCommonOptions(const Target &target, CompileOptions options,
-                                  bool wavesPerEU);
+                                  bool amdOptions);
 
 /// Makes `backend` available by its name; a second one of a name replaces
 /// the first (an out-of-tree backend may override a built-in one).

@@ -151,7 +151,7 @@ public:
 
   CompileOptions adaptOptions(const Target &target,
                               CompileOptions options) const override {
-    options = adaptCommonOptions(target, options, /*wavesPerEU=*/true);
+    options = adaptCommonOptions(target, options, /*amdOptions=*/true);
     // Loads feeding dots are prefetched into registers one iteration ahead
     // (upstream Triton's AMD default); deeper, a loop of 128x128 tiles
     // spills on gfx11. A loop's own num_stages (tl.range) goes deeper.

@@ -138,7 +138,7 @@ public:
   CompileOptions adaptOptions(const Target &target,
                               CompileOptions options) const override {
     // Loops that feed dots are pipelined with cp.async over num_stages.
-    return adaptCommonOptions(target, options, /*wavesPerEU=*/false);
+    return adaptCommonOptions(target, options, /*amdOptions=*/false);
   }
 
   llvm::Expected<Target> parseTarget(llvm::StringRef arch) const override {

@@ -93,15 +93,19 @@ PYBIND11_MODULE(_tessera, m) {
   m.def(
       "options_for_target",
       [](const std::string &target, unsigned numWarps, unsigned numStages,
-         unsigned wavesPerEU) {
+         unsigned wavesPerEU, unsigned matrixInstrNonKDim, unsigned kpack) {
         CompileOptions options = mlir::tile::optionsForTarget(
-            target, optionsOf(numWarps, numStages, true, false, wavesPerEU));
+            target, optionsOf(numWarps, numStages, true, false, wavesPerEU,
+                              true, 0, true, matrixInstrNonKDim, kpack));
         return py::make_tuple(options.numWarps, options.numStages,
-                              options.wavesPerEU);
+                              options.wavesPerEU, options.matrixInstrNonKDim,
+                              options.kpack);
       },
       py::arg("target"), py::arg("num_warps"), py::arg("num_stages"),
-      py::arg("waves_per_eu") = 0,
-      "(num_warps, num_stages, waves_per_eu) as `target` compiles them.");
+      py::arg("waves_per_eu") = 0, py::arg("matrix_instr_nonkdim") = 0,
+      py::arg("kpack") = 1,
+      "(num_warps, num_stages, waves_per_eu, matrix_instr_nonkdim, kpack) "
+      "as `target` compiles them.");
   m.def(
       "launch_source",
       [](const std::string &prefix, const CompiledKernel &kernel,

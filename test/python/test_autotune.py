@@ -326,17 +326,20 @@ def test_heuristics_alone_and_under_autotune(tuning_cache):
 def test_one_config_list_serves_both_vendors():
     # Options each backend compiles with: warps within a 1024-thread block,
     # num_stages (at most 2 on AMD, which prefetches into registers),
-    # waves_per_eu for AMD only.
-    assert _tessera.options_for_target("cuda:90", 8, 4, 2) == (8, 4, 0)
-    assert _tessera.options_for_target("cuda:80", 4, 0, 0) == (4, 1, 0)
-    assert _tessera.options_for_target("hip:gfx942", 32, 3, 2) == (16, 2, 2)
-    assert _tessera.options_for_target("hip:gfx1100", 32, 1, 0) == (32, 1, 0)
+    # waves_per_eu, matrix_instr_nonkdim and kpack for AMD only.
+    assert _tessera.options_for_target("cuda:90", 8, 4, 2, 16, 2) == (8, 4, 0, 0, 1)
+    assert _tessera.options_for_target("cuda:80", 4, 0, 0) == (4, 1, 0, 0, 1)
+    assert _tessera.options_for_target("hip:gfx942", 32, 3, 2, 16, 2) == (16, 2, 2, 16, 2)
+    assert _tessera.options_for_target("hip:gfx1100", 32, 1, 0) == (32, 1, 0, 0, 1)
     configs = [tessera.Config({"BLOCK": 128}, num_warps=w, num_stages=s, waves_per_eu=e)
                for w, s, e in [(4, 2, 0), (4, 3, 0), (16, 3, 0), (32, 3, 0), (4, 3, 2)]]
+    configs.append(tessera.Config({"BLOCK": 128}, num_warps=4, num_stages=2, kpack=2))
     tuner = tessera.autotune(configs, key=["n"])(repeat_copy)
-    # Configs that differ only in num_stages compile differently for NVIDIA.
+    # Configs that differ only in num_stages compile differently for NVIDIA;
+    # only in AMD's options, alike.
     assert tuner._distinct(configs, "cuda:90") == configs[:4]
-    assert tuner._distinct(configs, "hip:gfx942") == [configs[0], configs[2], configs[4]]
+    assert tuner._distinct(configs, "hip:gfx942") == [configs[0], configs[2], configs[4],
+                                                      configs[5]]
     assert tuner._distinct(configs, "host") == configs
 
 

@@ -329,11 +329,11 @@ class Autotuner(KernelInterface):
             return configs
         seen, kept = set(), []
         for config in configs:
-            options = _tessera.options_for_target(target, config.num_warps, config.num_stages,
-                                                  config.waves_per_eu)
+            options = _tessera.options_for_target(
+                target, config.num_warps, config.num_stages, config.waves_per_eu,
+                config.vendor_options["matrix_instr_nonkdim"], config.vendor_options["kpack"])
             identity = (json.dumps(config.kwargs, sort_keys=True, default=repr), options,
-                        config.maxnreg, config.vendor_options["matrix_instr_nonkdim"],
-                        config.vendor_options["kpack"])
+                        config.maxnreg)
             if identity not in seen:
                 seen.add(identity)
                 kept.append(config)
