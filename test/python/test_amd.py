@@ -237,19 +237,54 @@ def test_dots_run_on_the_matrix_cores(target, instruction, dtype):
 
 
 @pytest.mark.parametrize("target,instruction", MATRIX_CORES)
-def test_attention_runs_on_the_matrix_cores(target, instruction):
+@pytest.mark.parametrize("stage", [1, 3])
+def test_attention_runs_on_the_matrix_cores(target, instruction, stage):
     sys.path.insert(0, os.path.dirname(__file__))
     import test_matmul
     q = np.zeros((1, 2, 128, 64), np.float16)
     strides = test_matmul.strides_of(q)
     kernel = test_matmul.attn_fwd_kernel.warmup(
         q, q, q, q, 0.125, *strides, *strides, *strides, *strides, 2, 128, HEAD_DIM=64,
-        BLOCK_M=64, BLOCK_N=32, STAGE=1, grid=(1,), num_warps=4)
+        BLOCK_M=64, BLOCK_N=32, STAGE=stage, grid=(1,), num_warps=4)
     kernel.compile_for(target)
-    # Both dots, q kᵀ and p v, on the matrix cores.
+    # Both dots, q kᵀ and p v, on the matrix cores, with no spills (causal
+    # too: STAGE 3). Their waves go along M, so p stays in its wave.
     dots = re.findall(r"= tile\.dot .*", kernel.asm["tile-layout"])
-    assert len(dots) == 2 and all(re.search(r"-> tensor<\S+, #(mfma|wmma)", d) for d in dots)
+    assert len(dots) == 2 * (1 + stage // 2)
+    assert all(re.search(r"-> tensor<\S+, #(mfma|wmma)", d) for d in dots)
     assert instruction in kernel.asm["amdgcn"]
+    assert re.search(r"\.private_segment_fixed_size:\s+0\b", kernel.asm["amdgcn"])
+
+
+@tessera.jit
+def loop_matmul_kernel(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr,
+                       BK: tl.constexpr):
+    rm, rn, rk = tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, BK)
+    a_ptrs = a_ptr + rm[:, None] * K + rk[None, :]
+    b_ptrs = b_ptr + rk[:, None] * BN + rn[None, :]
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        acc += tl.dot(tl.load(a_ptrs), tl.load(b_ptrs))
+        a_ptrs += BK
+        b_ptrs += BK * BN
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+@pytest.mark.parametrize("target,instruction,count", [("hip:gfx942", "v_mfma_f32_32x32x8_f16", 16),
+                                                      ("hip:gfx1100", "v_wmma_f32_16x16x16_f16",
+                                                       32)])
+def test_matmul_tile_has_no_spills(target, instruction, count):
+    # The 128x128x32 f16 tile of a K loop, 4 waves, pipelined (num_stages
+    # 2): one MFMA or WMMA per 32x32 or 16x16 tile and K step a wave, and no
+    # scratch.
+    sig = {"a_ptr": "*fp16:16", "b_ptr": "*fp16:16", "c_ptr": "*fp32:16", "K": "i32:16"}
+    kernel = tessera.compile(loop_matmul_kernel, sig, target,
+                             constexprs={"BM": 128, "BN": 128, "BK": 32}, num_warps=4,
+                             num_stages=2)
+    amdgcn = kernel.asm["amdgcn"]
+    assert len(re.findall(r"v_(?:mfma|wmma)\w*", amdgcn)) == count
+    assert instruction in amdgcn
+    assert re.search(r"\.private_segment_fixed_size:\s+0\b", amdgcn)
 
 
 def test_matrix_instr_nonkdim_picks_the_instruction():
