@@ -49,14 +49,29 @@ class CostTable:
 
     def __call__(self, fn, quantiles=None):
         fn()
-        self.timed.append(self.seen)
         cost = self.costs[self.seen]
+        if isinstance(cost, list):  # the time of each timing in turn
+            cost = cost[self.timed.count(self.seen)]
+        self.timed.append(self.seen)
         return [cost, cost, cost]
 
 
 def tuned(table, *repeats, **options):
     return tessera.autotune(table.configs(*repeats), key=["n"], do_bench=table,
                             **options)(repeat_copy)
+
+
+def test_configs_close_to_the_fastest_are_timed_again(tuning_cache):
+    # One pass drifts with the clocks: the configs within 3% of the fastest
+    # are timed again, in the opposite order, and each keeps its faster
+    # time.
+    table = CostTable({1: [1.00, 1.06], 2: [1.02, 0.99], 4: [1.5], 8: [1.01, 1.01]})
+    kernel = tuned(table, 1, 2, 4, 8)
+    x = np.arange(1000, dtype=np.float32)
+    kernel[grid](x, np.zeros_like(x), 1000)
+    assert table.timed == [1, 2, 4, 8, 2, 8, 1]
+    assert kernel.best_config.kwargs == {"BLOCK": 128, "REPEAT": 2}
+    assert kernel.configs_timings[kernel.best_config][0] == 0.99
 
 
 def test_the_fastest_config_wins(tuning_cache):
