@@ -23,6 +23,7 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -32,6 +33,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
+
+#include "llvm/ADT/MapVector.h"
 
 #include <map>
 
@@ -520,6 +523,59 @@ void lowerWarpSpecialize(ModuleOp module, const TargetInfo &target,
   }
 }
 
+/// Each scf.if outside structured loops as branches, in time linear in the
+/// ops of its block: a block's ifs are taken last first, so that splitting
+/// the block after one moves only the ops up to the next, each op once.
+/// (MLIR's conversion pattern moves the rest of the block for each if and
+/// keeps a record of every move: quadratic in straight-line code with one
+/// if per masked load, as AMD's.) Ifs in the regions of others come out
+/// in later rounds, as their blocks join the control-flow graph.
+void lowerIfsToBranches(ModuleOp module) {
+  for (;;) {
+    // The ifs whose block is already a control-flow graph's, by block.
+    llvm::MapVector<Block *, SmallVector<scf::IfOp>> ifs;
+    module.walk([&](scf::IfOp op) {
+      Operation *parent = op->getParentOp();
+      if (!isa<scf::SCFDialect>(parent->getDialect()))
+        ifs[op->getBlock()].push_back(op);
+    });
+    if (ifs.empty())
+      return;
+    IRRewriter rewriter(module.getContext());
+    for (auto &[block, ops] : ifs)
+      for (scf::IfOp op : llvm::reverse(ops)) {
+        Location loc = op.getLoc();
+        Block *before = op->getBlock();
+        Block *after =
+            rewriter.splitBlock(before, std::next(op->getIterator()));
+        for (Value result : op.getResults())
+          result.replaceAllUsesWith(after->addArgument(result.getType(), loc));
+        // Each branch's block ends with a jump to `after`, passing what it
+        // yields.
+        auto inlineRegion = [&](Region &region) -> Block * {
+          if (region.empty())
+            return after;
+          Block *first = &region.front();
+          for (Block &branchBlock : region)
+            if (auto yield =
+                    dyn_cast<scf::YieldOp>(branchBlock.getTerminator())) {
+              rewriter.setInsertionPoint(yield);
+              rewriter.replaceOpWithNewOp<cf::BranchOp>(yield, after,
+                                                        yield.getOperands());
+            }
+          rewriter.inlineRegionBefore(region, after);
+          return first;
+        };
+        Block *thenBlock = inlineRegion(op.getThenRegion());
+        Block *elseBlock = inlineRegion(op.getElseRegion());
+        rewriter.setInsertionPointToEnd(before);
+        cf::CondBranchOp::create(rewriter, loc, op.getCondition(), thenBlock,
+                                 elseBlock);
+        rewriter.eraseOp(op);
+      }
+  }
+}
+
 /// Alignment hints and no tile attributes on the kernel's arguments.
 void finishKernels(ModuleOp module, const TargetInfo &target,
                    unsigned threadsPerBlock) {
@@ -645,11 +701,16 @@ LogicalResult mlir::tile::lowerToLLVM(ModuleOp module,
                                      state.sharedBytes));
   }
 
-  // Structured control flow to branches.
+  // Structured control flow to branches: loops first, so that the ifs in
+  // their bodies join a control-flow graph, then the ifs.
   lowerWarpSpecialize(module, target, numWarps);
-  {
+  for (bool loops : {true, false}) {
+    if (!loops)
+      lowerIfsToBranches(module);
     ConversionTarget legal(*context);
     legal.addIllegalDialect<scf::SCFDialect>();
+    if (loops)
+      legal.addLegalOp<scf::IfOp, scf::YieldOp>();
     legal.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(context);
     populateSCFToControlFlowConversionPatterns(patterns);
