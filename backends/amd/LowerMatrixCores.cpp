@@ -151,9 +151,11 @@ public:
     unsigned version = mfma ? mfma.getVersion() : wmma.getVersion();
     Instruction instr = mfma ? mfmaOf(mfma, element, bElement)
                              : wmmaOf(wmma, element, bElement);
-    bool exists =
-        mfma ? llvm::is_contained(mfmaKWidths(version, element), instr.kWidth)
-             : wmmaKWidth(version, element) == instr.kWidth;
+    // Both operands' types: fp8 formats mix only within OCP or FNUZ.
+    bool exists = llvm::all_of(ArrayRef<Type>{element, bElement}, [&](Type t) {
+      return mfma ? llvm::is_contained(mfmaKWidths(version, t), instr.kWidth)
+                  : wmmaKWidth(version, t) == instr.kWidth;
+    });
     if (!alike || !exists ||
         result != (integers ? Type(rewriter.getI32Type())
                             : Type(rewriter.getF32Type())))

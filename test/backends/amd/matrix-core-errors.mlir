@@ -26,3 +26,18 @@ module attributes {tile.num_warps = 1 : i32, tile.warp_size = 64 : i32} {
     return %d : tensor<32x32xf32, #mfma>
   }
 }
+
+// -----
+
+// OCP and FNUZ fp8 do not mix: gfx942's fp8 MFMAs read both operands as
+// FNUZ.
+#mfma = #tile_amd.mfma<{version = 3, warpsPerCTA = [1, 1], instrShape = [32, 32, 16]}>
+#a = #tile.dot_operand<{opIdx = 0, parent = #mfma, kWidth = 8}>
+#b = #tile.dot_operand<{opIdx = 1, parent = #mfma, kWidth = 8}>
+module attributes {tile.num_warps = 1 : i32, tile.warp_size = 64 : i32} {
+  func.func @fnuz_with_ocp(%x: tensor<32x16xf8E4M3FNUZ, #a>, %y: tensor<16x32xf8E4M3FN, #b>, %z: tensor<32x32xf32, #mfma>) -> tensor<32x32xf32, #mfma> {
+    // CHECK: :[[# @LINE + 1]]:10: error: cannot lower 'tile.dot' for the GPU: MFMA version 3 has no instruction of 8 K elements a lane for this dot's types
+    %d = tile.dot %x, %y, %z : tensor<32x16xf8E4M3FNUZ, #a> * tensor<16x32xf8E4M3FN, #b> -> tensor<32x32xf32, #mfma>
+    return %d : tensor<32x32xf32, #mfma>
+  }
+}
