@@ -43,7 +43,7 @@ std::optional<Instruction> chooseMfma(unsigned version, ArrayRef<int64_t> shape,
 /// `hasInstruction` says which element types they take: f16 or bf16 as
 /// they are (both alike); fp8 (e4m3, e5m2, mixed too) as it is where there
 /// are instructions for it (the FNUZ formats on gfx942's MFMA, the OCP ones
-/// on gfx950's and gfx12's WMMA), else widened to f16, as Triton does; f32 as
+/// on gfx950's MFMA and gfx12's WMMA), else widened to f16, as Triton does; f32 as
 /// xf32 where there are (gfx942) and the dot allows tf32; int8 into integers;
 /// none for others.
 std::optional<std::pair<Type, Type>>

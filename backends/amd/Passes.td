@@ -35,6 +35,9 @@ def TileAmdAssignMatrixCoresPass
     - with `kpack` 2 (MFMA version 3, as Triton's), operands hold twice the
       instruction's kWidth a lane where K allows: each lane's run of K
       feeds two instructions, a half each;
+    - MFMA layouts are transposed (`isTransposed`, as Triton's): each lane
+      holds a row's consecutive columns, and a chained dot's result is the
+      next dot's A as it lies;
     - waves go along M or N, to the one with more tiles left (ties to M);
       for chained dots (one's result reaching another's operand, as in
       attention) along M first, as many as M has tiles.

@@ -67,6 +67,15 @@ def round_kernel(x_ptr, y_ptr, N: tl.constexpr, FMT: tl.constexpr):
     tl.store(y_ptr + offs, x.to(FMT).to(tl.float32))
 
 
+def test_fp8_dtypes_answer_tritons_predicates():
+    assert [name for name in FORMATS if FORMATS[name][0].is_fp8()] == list(FORMATS)
+    assert tl.float8e4b8.is_fp8e4b8() and tl.float8e5b16.is_fp8e5b16()
+    assert tl.float8e4nv.is_fp8e4nv() and tl.float8e5.is_fp8e5() and tl.float8e4b15.is_fp8e4b15()
+    assert not tl.float8e4nv.is_fp8e4b8() and not tl.float16.is_fp8()
+    assert tl.float8e4b8.primitive_bitwidth == 8 and tl.float8e5b16.exponent_bias == 16
+    assert tl.str_to_ty("*fp8e4b8").element_ty is tl.float8e4b8
+
+
 @pytest.mark.parametrize("name", FORMATS)
 def test_every_code_decodes(device, name):
     dtype, *fmt = FORMATS[name]

@@ -41,7 +41,9 @@ def TileAmd_MfmaLayoutAttr : AttrDef<TileAmd_Dialect, "MfmaLayout", [
 
     Operands of a dot in this layout are `#tile.dot_operand` layouts with it
     as parent, where `kWidth` is the number of consecutive K elements a lane
-    gives one instruction (4 for 16-bit types before gfx950, 8 on gfx950).
+    holds: those it gives one instruction (K * M / 64: 4 for 16-bit types
+    before gfx950, 8 on gfx950 and for fp8, 2 for xf32) or, with Triton's
+    kpack, a multiple of them, each instruction taking its part.
 
     ```mlir
     #tile_amd.mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8]}>

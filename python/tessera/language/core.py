@@ -109,6 +109,24 @@ class dtype:
     def is_fp64(self):
         return self.name == "float64"
 
+    def is_fp8(self):
+        return self.name.startswith("float8")
+
+    def is_fp8e4nv(self):
+        return self.name == "float8e4nv"
+
+    def is_fp8e4b8(self):
+        return self.name == "float8e4b8"
+
+    def is_fp8e4b15(self):
+        return self.name == "float8e4b15"
+
+    def is_fp8e5(self):
+        return self.name == "float8e5"
+
+    def is_fp8e5b16(self):
+        return self.name == "float8e5b16"
+
     @property
     def primitive_bitwidth(self):
         if self.name == "int1":
