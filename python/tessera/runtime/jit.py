@@ -289,9 +289,12 @@ class CompiledKernel:
         # Options that are also parameters are passed among the arguments.
         options = {name: value for name, value in self._options.items()
                    if name not in self._function.arg_names}
+        # The JIT function's launcher bound to the grid, as its own
+        # kernel[grid] keeps it.
+        bound = self._function[grid]
 
         def launch(*args, **kwargs):
-            return self._function.run(*args, grid=grid, **options, **kwargs)
+            return bound(*args, **options, **kwargs)
         return launch
 
     def host_module(self):
