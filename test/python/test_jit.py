@@ -215,6 +215,11 @@ def test_launch_options_are_accepted_and_specialise(device):
     assert tuned is not plain
     assert (tuned.metadata.maxnreg, tuned.metadata.enable_fp_fusion) == (128, False)
     assert plain.metadata.maxnreg is None and plain.metadata.launch_cooperative_grid is False
+    # A compiled kernel launches with the options it was compiled with
+    # (Triton's tutorial 02 launches what warmup returns).
+    y[:] = 0
+    assert tuned[(1,)](x, y, 64, 1, 64) is tuned and plain[(1,)](x, y, 64, 1, 64) is plain
+    np.testing.assert_array_equal(y, 2 * x)
     with pytest.raises(TypeError, match="scaled_copy: maxnreg must be a positive integer"):
         scaled_copy[(1,)](x, y, 64, 1, BLOCK=64, maxnreg="many")
     with pytest.raises(TypeError, match="launch_cooperative_grid must be True or False"):

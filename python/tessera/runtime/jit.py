@@ -266,6 +266,7 @@ class CompiledKernel:
         self._options = dict(options)  # JITFunction._OPTIONS' names
         self._debug = debug
         self._function = function  # the JITFunction it came from
+        self._launch_options = None  # what a launch passes (__getitem__)
         self._host = None
         self._binaries = {}  # (target, bulk copies, mma v3) -> CompiledBinary
         self._loaded = {}  # device -> GpuKernel
@@ -286,9 +287,15 @@ class CompiledKernel:
     def __getitem__(self, grid):
         if self._function is None:
             raise TypeError(f"{self.name}: this compiled kernel cannot be launched by itself")
-        # Options that are also parameters are passed among the arguments.
-        options = {name: value for name, value in self._options.items()
-                   if name not in self._function.arg_names}
+        if self._launch_options is None:
+            # Options that are also parameters are passed among the
+            # arguments; those at their defaults need not be passed at all.
+            defaults = dict(JITFunction._OPTIONS,
+                            enable_fp_fusion=knobs.language.default_fp_fusion)
+            self._launch_options = {
+                name: value for name, value in self._options.items()
+                if name not in self._function.arg_names and value != defaults[name]}
+        options = self._launch_options
         # The JIT function's launcher bound to the grid, as its own
         # kernel[grid] keeps it.
         bound = self._function[grid]
