@@ -90,6 +90,36 @@ LinearLayout mlir::tile::blockedLayout(ArrayRef<int64_t> shape,
   return fitToShape(regs * lanes * warps, shape);
 }
 
+void BasesBuilder::step(unsigned dim, int32_t value) {
+  std::vector<int32_t> basis(rank, 0);
+  basis[dim] = value;
+  in.bases.push_back(std::move(basis));
+}
+
+void BasesBuilder::stay() { in.bases.push_back(std::vector<int32_t>(rank, 0)); }
+
+void mlir::tile::addWarpBases(BasesBuilder &warps,
+                              ArrayRef<unsigned> warpsPerCTA,
+                              ArrayRef<int32_t> warpTile,
+                              ArrayRef<unsigned> order) {
+  for (unsigned d : order)
+    for (unsigned bit = 0; bit < llvm::Log2_32(warpsPerCTA[d]); ++bit) {
+      if (warpTile[d] == 0)
+        warps.stay();
+      else
+        warps.step(d, warpTile[d] << bit);
+    }
+}
+
+LinearLayout mlir::tile::layoutOfBases(const BasesBuilder &registers,
+                                       const BasesBuilder &lanes,
+                                       const BasesBuilder &warps,
+                                       ArrayRef<int64_t> shape) {
+  LinearLayout tile = llvm::cantFail(LinearLayout::createWithMinimalOuts(
+      {registers.in, lanes.in, warps.in}, dimNames(registers.rank)));
+  return fitToShape(tile, shape);
+}
+
 LinearLayout mlir::tile::mapBases(
     const LinearLayout &layout, ArrayRef<int64_t> shape,
     llvm::function_ref<llvm::SmallVector<int32_t>(ArrayRef<int32_t>)> map) {

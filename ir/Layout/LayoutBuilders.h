@@ -57,6 +57,31 @@ llvm::SmallVector<std::string> dimNames(unsigned rank);
 LinearLayout fitToShape(const LinearLayout &layout,
                         llvm::ArrayRef<int64_t> shape);
 
+/// The bases of one input dimension of a layout over `rank` dimensions,
+/// built a basis at a time (the matrix units' fragments).
+struct BasesBuilder {
+  unsigned rank;
+  LinearLayout::InDim in;
+
+  /// Adds a basis stepping `dim` by `value`.
+  void step(unsigned dim, int32_t value);
+  /// Adds a basis that reaches no new element (a broadcast).
+  void stay();
+};
+
+/// Warps tile `warpTile` (one size per dimension) along the dimensions in
+/// `order`, the first fastest; warps along a dimension `warpTile` gives 0
+/// for hold the same elements.
+void addWarpBases(BasesBuilder &warps, llvm::ArrayRef<unsigned> warpsPerCTA,
+                  llvm::ArrayRef<int32_t> warpTile,
+                  llvm::ArrayRef<unsigned> order);
+
+/// The layout of `registers`, `lanes` and `warps` (kRegister, kLane, kWarp)
+/// fitted to `shape` (fitToShape).
+LinearLayout layoutOfBases(const BasesBuilder &registers,
+                           const BasesBuilder &lanes, const BasesBuilder &warps,
+                           llvm::ArrayRef<int64_t> shape);
+
 /// The blocked layout: each thread holds sizePerThread[d] consecutive
 /// elements along d, threadsPerWarp and warpsPerCTA tile that, `order` lists
 /// dimensions fastest first; repeated to cover `shape`.

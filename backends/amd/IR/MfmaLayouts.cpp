@@ -12,37 +12,15 @@ using namespace mlir::tile;
 using llvm::ArrayRef;
 
 namespace {
-/// Bases stepping one of two dimensions (0: M or K, 1: N or K).
-struct Bases {
-  std::vector<std::vector<int32_t>> bases;
-  void step(unsigned dim, int32_t value) {
-    std::vector<int32_t> basis(2, 0);
-    basis[dim] = value;
-    bases.push_back(std::move(basis));
-  }
-  void stay() { bases.push_back({0, 0}); }
-};
+/// Bases of a rank-2 layout's input dimension.
+BasesBuilder basesOf(const char *in) { return {2, {in, {}}}; }
 
 /// Waves tile `tile` ([M, N] elements a wave) N fastest; a zero in `tile`
 /// makes waves along that dimension hold the same elements.
-Bases waveBases(ArrayRef<unsigned> warpsPerCTA, ArrayRef<int32_t> tile) {
-  Bases warps;
-  for (unsigned d : {1u, 0u})
-    for (unsigned bit = 0; bit < llvm::Log2_32(warpsPerCTA[d]); ++bit) {
-      if (tile[d] == 0)
-        warps.stay();
-      else
-        warps.step(d, tile[d] << bit);
-    }
+BasesBuilder waveBases(ArrayRef<unsigned> warpsPerCTA, ArrayRef<int32_t> tile) {
+  BasesBuilder warps = basesOf(kWarp);
+  addWarpBases(warps, warpsPerCTA, tile, {1, 0});
   return warps;
-}
-
-LinearLayout finish(Bases &registers, Bases &lanes, Bases &warps,
-                    ArrayRef<int64_t> shape) {
-  LinearLayout tile = llvm::cantFail(LinearLayout::createWithMinimalOuts(
-      {{kRegister, registers.bases}, {kLane, lanes.bases}, {kWarp, warps.bases}},
-      dimNames(2)));
-  return fitToShape(tile, shape);
 }
 } // namespace
 
@@ -51,7 +29,7 @@ LinearLayout amd::mfmaLayout(ArrayRef<int64_t> shape,
                              bool transposed) {
   assert(shape.size() == 2 && warpsPerCTA.size() == 2);
   assert(mDim == 32 || mDim == 16);
-  Bases registers, lanes;
+  BasesBuilder registers = basesOf(kRegister), lanes = basesOf(kLane);
   registers.step(0, 1);
   registers.step(0, 2);
   for (unsigned column = 1; column < mDim; column *= 2)
@@ -67,11 +45,11 @@ LinearLayout amd::mfmaLayout(ArrayRef<int64_t> shape,
     lanes.step(0, 8);
   }
   if (transposed)
-    for (Bases *bases : {&registers, &lanes})
-      for (std::vector<int32_t> &basis : bases->bases)
+    for (BasesBuilder *bases : {&registers, &lanes})
+      for (std::vector<int32_t> &basis : bases->in.bases)
         std::swap(basis[0], basis[1]);
-  Bases warps = waveBases(warpsPerCTA, {int32_t(mDim), int32_t(mDim)});
-  return finish(registers, lanes, warps, shape);
+  BasesBuilder warps = waveBases(warpsPerCTA, {int32_t(mDim), int32_t(mDim)});
+  return layoutOfBases(registers, lanes, warps, shape);
 }
 
 LinearLayout amd::mfmaOperandLayout(ArrayRef<int64_t> shape,
@@ -82,7 +60,7 @@ LinearLayout amd::mfmaOperandLayout(ArrayRef<int64_t> shape,
   assert((mDim == 32 || mDim == 16) && llvm::isPowerOf2_32(kWidth));
   // A is MxK (K = dimension 1), B is KxN (K = dimension 0).
   unsigned k = opIdx == 0 ? 1 : 0, outer = 1 - k;
-  Bases registers, lanes;
+  BasesBuilder registers = basesOf(kRegister), lanes = basesOf(kLane);
   for (unsigned i = 1; i < kWidth; i *= 2)
     registers.step(k, i);
   for (unsigned row = 1; row < mDim; row *= 2)
@@ -92,15 +70,15 @@ LinearLayout amd::mfmaOperandLayout(ArrayRef<int64_t> shape,
     lanes.step(k, kWidth * group);
   std::vector<int32_t> tile(2, 0);
   tile[outer] = mDim;
-  Bases warps = waveBases(warpsPerCTA, {tile[0], tile[1]});
-  return finish(registers, lanes, warps, shape);
+  BasesBuilder warps = waveBases(warpsPerCTA, {tile[0], tile[1]});
+  return layoutOfBases(registers, lanes, warps, shape);
 }
 
 LinearLayout amd::wmmaLayout(ArrayRef<int64_t> shape,
                              ArrayRef<unsigned> warpsPerCTA, unsigned version) {
   assert(shape.size() == 2 && warpsPerCTA.size() == 2);
   assert(version == 1 || version == 2);
-  Bases registers, lanes;
+  BasesBuilder registers = basesOf(kRegister), lanes = basesOf(kLane);
   for (unsigned column = 1; column < 16; column *= 2)
     lanes.step(1, column);
   // Version 1 interleaves the lane halves' rows, version 2 stacks them.
@@ -113,8 +91,8 @@ LinearLayout amd::wmmaLayout(ArrayRef<int64_t> shape,
     for (int32_t row : {1, 2, 4})
       registers.step(0, row);
   }
-  Bases warps = waveBases(warpsPerCTA, {16, 16});
-  return finish(registers, lanes, warps, shape);
+  BasesBuilder warps = waveBases(warpsPerCTA, {16, 16});
+  return layoutOfBases(registers, lanes, warps, shape);
 }
 
 LinearLayout amd::wmmaOperandLayout(ArrayRef<int64_t> shape,
@@ -123,7 +101,7 @@ LinearLayout amd::wmmaOperandLayout(ArrayRef<int64_t> shape,
   assert(shape.size() == 2 && warpsPerCTA.size() == 2 && opIdx < 2);
   assert(version == 1 || version == 2);
   unsigned k = opIdx == 0 ? 1 : 0, outer = 1 - k;
-  Bases registers, lanes;
+  BasesBuilder registers = basesOf(kRegister), lanes = basesOf(kLane);
   for (int32_t step = 1; step < (version == 1 ? 16 : 8); step *= 2)
     registers.step(k, step);
   for (int32_t row = 1; row < 16; row *= 2)
@@ -135,6 +113,6 @@ LinearLayout amd::wmmaOperandLayout(ArrayRef<int64_t> shape,
     lanes.step(k, 8);
   std::vector<int32_t> tile(2, 0);
   tile[outer] = 16;
-  Bases warps = waveBases(warpsPerCTA, {tile[0], tile[1]});
-  return finish(registers, lanes, warps, shape);
+  BasesBuilder warps = waveBases(warpsPerCTA, {tile[0], tile[1]});
+  return layoutOfBases(registers, lanes, warps, shape);
 }

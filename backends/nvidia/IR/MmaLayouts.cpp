@@ -12,36 +12,6 @@ using namespace mlir::tile;
 using llvm::ArrayRef;
 
 namespace {
-/// Bases of one input dimension, built a basis at a time.
-struct BasesOf {
-  unsigned rank;
-  LinearLayout::InDim in;
-
-  /// Adds a basis stepping `dim` by `value`.
-  void step(unsigned dim, int32_t value) {
-    std::vector<int32_t> basis(rank, 0);
-    basis[dim] = value;
-    in.bases.push_back(std::move(basis));
-  }
-  /// Adds a basis that reaches no new element (a broadcast).
-  void stay() { in.bases.push_back(std::vector<int32_t>(rank, 0)); }
-};
-
-/// Warps tile the per-warp tile `warpTile` (one size per dimension) along
-/// the dimensions in `order`, the first fastest (mma.sync: N, then M, then
-/// batch; wgmma: M, then N); warps along a dimension `warpTile` gives 0 for
-/// hold the same elements.
-void addWarps(BasesOf &warps, ArrayRef<unsigned> warpsPerCTA,
-              ArrayRef<int32_t> warpTile, ArrayRef<unsigned> order) {
-  for (unsigned d : order)
-    for (unsigned bit = 0; bit < llvm::Log2_32(warpsPerCTA[d]); ++bit) {
-      if (warpTile[d] == 0)
-        warps.stay();
-      else
-        warps.step(d, warpTile[d] << bit);
-    }
-}
-
 /// Dimensions from the last (N) to the first.
 llvm::SmallVector<unsigned, 3> nFastest(unsigned rank) {
   llvm::SmallVector<unsigned, 3> order;
@@ -53,8 +23,8 @@ llvm::SmallVector<unsigned, 3> nFastest(unsigned rank) {
 /// An operand's registers and lanes in one warp (mma.sync's fragments):
 /// `kWidth` K elements a register, lanes along K then along `outer` (M for
 /// A, N for B), A's second register 8 rows down, then K + 4·kWidth.
-void addOperandFragment(BasesOf &registers, BasesOf &lanes, unsigned outer,
-                        unsigned k, unsigned kWidth, bool isA) {
+void addOperandFragment(BasesBuilder &registers, BasesBuilder &lanes,
+                        unsigned outer, unsigned k, unsigned kWidth, bool isA) {
   for (unsigned i = 1; i < kWidth; i *= 2)
     registers.step(k, i);
   lanes.step(k, kWidth);
@@ -67,12 +37,6 @@ void addOperandFragment(BasesOf &registers, BasesOf &lanes, unsigned outer,
   registers.step(k, 4 * kWidth);
 }
 
-LinearLayout finish(unsigned rank, BasesOf &registers, BasesOf &lanes,
-                    BasesOf &warps, ArrayRef<int64_t> shape) {
-  LinearLayout tile = llvm::cantFail(LinearLayout::createWithMinimalOuts(
-      {registers.in, lanes.in, warps.in}, dimNames(rank)));
-  return fitToShape(tile, shape);
-}
 } // namespace
 
 LinearLayout nvidia::mmaV2Layout(ArrayRef<int64_t> shape,
@@ -80,7 +44,7 @@ LinearLayout nvidia::mmaV2Layout(ArrayRef<int64_t> shape,
   unsigned rank = shape.size();
   assert((rank == 2 || rank == 3) && warpsPerCTA.size() == rank);
   unsigned m = rank - 2, n = rank - 1;
-  BasesOf registers{rank, {kRegister, {}}}, lanes{rank, {kLane, {}}},
+  BasesBuilder registers{rank, {kRegister, {}}}, lanes{rank, {kLane, {}}},
       warps{rank, {kWarp, {}}};
   registers.step(n, 1);
   lanes.step(n, 2);
@@ -92,8 +56,8 @@ LinearLayout nvidia::mmaV2Layout(ArrayRef<int64_t> shape,
   llvm::SmallVector<int32_t, 3> warpTile(rank, 1);
   warpTile[m] = 16;
   warpTile[n] = 8;
-  addWarps(warps, warpsPerCTA, warpTile, nFastest(rank));
-  return finish(rank, registers, lanes, warps, shape);
+  addWarpBases(warps, warpsPerCTA, warpTile, nFastest(rank));
+  return layoutOfBases(registers, lanes, warps, shape);
 }
 
 LinearLayout nvidia::mmaV2OperandLayout(ArrayRef<int64_t> shape,
@@ -105,14 +69,14 @@ LinearLayout nvidia::mmaV2OperandLayout(ArrayRef<int64_t> shape,
   unsigned m = rank - 2, n = rank - 1;
   // A is MxK (K = dimension n), B is KxN (K = dimension m).
   unsigned k = opIdx == 0 ? n : m, outer = opIdx == 0 ? m : n;
-  BasesOf registers{rank, {kRegister, {}}}, lanes{rank, {kLane, {}}},
+  BasesBuilder registers{rank, {kRegister, {}}}, lanes{rank, {kLane, {}}},
       warps{rank, {kWarp, {}}};
   addOperandFragment(registers, lanes, outer, k, kWidth, opIdx == 0);
   llvm::SmallVector<int32_t, 3> warpTile(rank, 1);
   warpTile[outer] = opIdx == 0 ? 16 : 8;
   warpTile[k] = 0;
-  addWarps(warps, warpsPerCTA, warpTile, nFastest(rank));
-  return finish(rank, registers, lanes, warps, shape);
+  addWarpBases(warps, warpsPerCTA, warpTile, nFastest(rank));
+  return layoutOfBases(registers, lanes, warps, shape);
 }
 
 LinearLayout nvidia::mmaV3Layout(ArrayRef<int64_t> shape,
@@ -120,7 +84,7 @@ LinearLayout nvidia::mmaV3Layout(ArrayRef<int64_t> shape,
                                  unsigned instrN) {
   assert(shape.size() == 2 && warpsPerCTA.size() == 2);
   assert(warpsPerCTA[0] % 4 == 0 && instrN >= 8 && llvm::isPowerOf2_32(instrN));
-  BasesOf registers{2, {kRegister, {}}}, lanes{2, {kLane, {}}},
+  BasesBuilder registers{2, {kRegister, {}}}, lanes{2, {kLane, {}}},
       warps{2, {kWarp, {}}};
   registers.step(1, 1);
   lanes.step(1, 2);
@@ -131,8 +95,8 @@ LinearLayout nvidia::mmaV3Layout(ArrayRef<int64_t> shape,
   registers.step(0, 8);
   for (unsigned column = 8; column < instrN; column *= 2)
     registers.step(1, column);
-  addWarps(warps, warpsPerCTA, {16, int32_t(instrN)}, {0, 1});
-  return finish(2, registers, lanes, warps, shape);
+  addWarpBases(warps, warpsPerCTA, {16, int32_t(instrN)}, {0, 1});
+  return layoutOfBases(registers, lanes, warps, shape);
 }
 
 LinearLayout nvidia::mmaV3OperandLayout(ArrayRef<int64_t> shape,
@@ -140,9 +104,9 @@ LinearLayout nvidia::mmaV3OperandLayout(ArrayRef<int64_t> shape,
                                         unsigned kWidth) {
   assert(shape.size() == 2 && warpsPerCTA.size() == 2);
   assert(llvm::isPowerOf2_32(kWidth));
-  BasesOf registers{2, {kRegister, {}}}, lanes{2, {kLane, {}}},
+  BasesBuilder registers{2, {kRegister, {}}}, lanes{2, {kLane, {}}},
       warps{2, {kWarp, {}}};
   addOperandFragment(registers, lanes, 0, 1, kWidth, /*isA=*/true);
-  addWarps(warps, warpsPerCTA, {16, 0}, {0, 1});
-  return finish(2, registers, lanes, warps, shape);
+  addWarpBases(warps, warpsPerCTA, {16, 0}, {0, 1});
+  return layoutOfBases(registers, lanes, warps, shape);
 }
