@@ -51,10 +51,8 @@ operandTypes(DotOp dot, function_ref<bool(Type)> hasInstruction) {
   Type a = dot.getA().getType().getElementType();
   Type b = dot.getB().getType().getElementType();
   Type result = dot.getType().getElementType();
-  auto isFp8 = llvm::IsaPred<Float8E4M3FNType, Float8E5M2Type,
-                             Float8E4M3FNUZType, Float8E5M2FNUZType>;
   bool floats = isa<FloatType>(result) && result.getIntOrFloatBitWidth() <= 32;
-  if (floats && isFp8(a) && isFp8(b)) {
+  if (floats && isFloat8(a) && isFloat8(b)) {
     if (hasInstruction(a) && hasInstruction(b))
       return std::pair(a, b);
     Type f16 = Float16Type::get(a.getContext());

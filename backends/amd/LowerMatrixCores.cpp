@@ -13,6 +13,7 @@
 
 #include "backends/amd/IR/AmdDialect.h"
 #include "backends/common/Lowering.h"
+#include "backends/common/MatrixUnits.h"
 #include "ir/Tile/TileOps.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -142,10 +143,9 @@ public:
     RankedTensorType aType = op.getA().getType(), bType = op.getB().getType();
     Type element = aType.getElementType(), bElement = bType.getElementType();
     Type result = op.getType().getElementType();
-    auto isFp8 = llvm::IsaPred<Float8E4M3FNType, Float8E5M2Type,
-                               Float8E4M3FNUZType, Float8E5M2FNUZType>;
     bool integers = element.isInteger(8);
-    bool alike = bElement == element || (isFp8(element) && isFp8(bElement));
+    bool alike =
+        bElement == element || (isFloat8(element) && isFloat8(bElement));
     auto mfma = dyn_cast<MfmaLayoutAttr>(layout);
     auto wmma = dyn_cast<WmmaLayoutAttr>(layout);
     unsigned version = mfma ? mfma.getVersion() : wmma.getVersion();

@@ -83,6 +83,11 @@ SmallVector<unsigned> mlir::tile::warpsForTiles(ArrayRef<int64_t> shape,
   return warps;
 }
 
+bool mlir::tile::isFloat8(Type type) {
+  return isa<Float8E4M3FNType, Float8E5M2Type, Float8E4M3FNUZType,
+             Float8E5M2FNUZType>(type);
+}
+
 bool mlir::tile::comesFromDot(Value value,
                               llvm::function_ref<bool(Operation *)> isDot) {
   SetVector<Operation *> backward;

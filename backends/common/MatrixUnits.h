@@ -35,6 +35,10 @@ void setDotLayouts(DotOp dot, Type aElement, Attribute aLayout, Type bElement,
 SmallVector<unsigned> warpsForTiles(ArrayRef<int64_t> shape, unsigned numWarps,
                                     bool chained, int64_t tileM, int64_t tileN);
 
+/// Whether `type` is one of the fp8 formats the matrix units know: the OCP
+/// ones (e4m3, e5m2) and AMD's FNUZ ones.
+bool isFloat8(Type type);
+
 /// Whether `value` is computed from the result of a dot: an op `isDot`
 /// accepts (a backend's stage may have made some dots its own ops).
 bool comesFromDot(Value value, llvm::function_ref<bool(Operation *)> isDot);

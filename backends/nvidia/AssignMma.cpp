@@ -48,9 +48,7 @@ std::optional<std::pair<Type, Type>> mmaOperandTypes(DotOp dot,
   if (a.isInteger(8) && b.isInteger(8) && isa<IntegerType>(c))
     return std::pair(a, b);
   auto isOcpFp8 = llvm::IsaPred<Float8E4M3FNType, Float8E5M2Type>;
-  auto isFp8 = llvm::IsaPred<Float8E4M3FNType, Float8E5M2Type,
-                             Float8E4M3FNUZType, Float8E5M2FNUZType>;
-  if (isFp8(a) && isFp8(b)) {
+  if (isFloat8(a) && isFloat8(b)) {
     // sm_89 multiplies OCP fp8 (both formats, mixed too); earlier GPUs,
     // and AMD's FNUZ formats, are multiplied as f16.
     if (capability >= 89 && isOcpFp8(a) && isOcpFp8(b))

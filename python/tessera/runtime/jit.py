@@ -290,8 +290,7 @@ class CompiledKernel:
         if self._launch_options is None:
             # Options that are also parameters are passed among the
             # arguments; those at their defaults need not be passed at all.
-            defaults = dict(JITFunction._OPTIONS,
-                            enable_fp_fusion=knobs.language.default_fp_fusion)
+            defaults = JITFunction._option_defaults()
             self._launch_options = {
                 name: value for name, value in self._options.items()
                 if name not in self._function.arg_names and value != defaults[name]}
@@ -694,6 +693,11 @@ class JITFunction:
                 ("launch_cooperative_grid", False), ("matrix_instr_nonkdim", 0),
                 ("kpack", 1))
 
+    @classmethod
+    def _option_defaults(cls):
+        """Each launch option's default (enable_fp_fusion's from its knob)."""
+        return dict(cls._OPTIONS, enable_fp_fusion=knobs.language.default_fp_fusion)
+
     def _bind_launch(self, args, kwargs):
         """A launch's arguments, and its options (a dict in _OPTIONS' order).
         An option that also names a parameter of the kernel (Triton's
@@ -703,8 +707,8 @@ class JITFunction:
         # Triton's path to libdevice: the backend links the device library
         # it finds itself (TESSERA_LIBDEVICE, else the CUDA toolkit's).
         kwargs.pop("extern_libs", None)
-        defaults = dict(self._OPTIONS, enable_fp_fusion=knobs.language.default_fp_fusion)
-        options = {name: kwargs.pop(name, default) for name, default in defaults.items()
+        options = {name: kwargs.pop(name, default)
+                   for name, default in self._option_defaults().items()
                    if name not in self.arg_names}
         arguments = self._bind(args, kwargs)
         for name, _ in self._OPTIONS:
@@ -831,13 +835,7 @@ def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specia
 
 
 # Triton's short type names (as in triton.compile signatures) and ours.
-_SIGNATURE_TYPES = {
-    "i1": "int1", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
-    "u1": "int1", "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",
-    "fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
-    "fp8e4nv": "float8e4nv", "fp8e5": "float8e5", "fp8e4b15": "float8e4b15",
-    "fp8e4b8": "float8e4b8", "fp8e5b16": "float8e5b16",
-}
+_SIGNATURE_TYPES = {short: ty.name for short, ty in core._SHORT_TYPES.items()}
 
 
 def _executed_source(fn):
