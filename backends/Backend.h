@@ -78,6 +78,9 @@ public:
   virtual CompileOptions adaptOptions(const Target &target,
                                       CompileOptions options) const = 0;
 
+  /// The shared memory (LDS) a block may use on `target`, in bytes.
+  virtual int64_t sharedMemoryBytes(const Target &target) const = 0;
+
   /// Gives every tensor of `module` (a builtin.module of tile IR) a layout
   /// for the target. Errors go to the MLIR context's diagnostics.
   virtual llvm::Error assignLayouts(mlir::Operation *module,
@@ -124,7 +127,8 @@ void registerBackend(std::unique_ptr<Backend> backend);
 /// The backend of that name, or null.
 Backend *lookupBackend(llvm::StringRef name);
 
-/// Registers the backends built into this binary.
+/// Registers the backends built into this binary (once, however often
+/// called).
 void registerBuiltinBackends();
 
 /// The backend and target a target string names: "cuda:90", "cuda:sm_90a",

@@ -191,6 +191,12 @@ CompiledKernel mlir::tile::compileKernel(const std::string &tileIR,
     throw fail(llvmModule.takeError());
   if (auto shared = (*module)->getAttrOfType<IntegerAttr>(kSharedBytesAttr))
     kernel.sharedBytes = shared.getInt();
+  if (int64_t available = backend->sharedMemoryBytes(target);
+      kernel.sharedBytes > available)
+    throw StageError("the kernel needs " + std::to_string(kernel.sharedBytes) +
+                     " bytes of shared memory, more than the " +
+                     std::to_string(available) + " a block has on " +
+                     target.arch);
   if (auto warps = (*module)->getAttrOfType<IntegerAttr>(kTotalWarpsAttr))
     kernel.numWarps = warps.getInt();
 

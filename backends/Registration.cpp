@@ -2,6 +2,8 @@
 
 #include "backends/Backend.h"
 
+#include <mutex>
+
 #ifdef TESSERA_HAS_NVIDIA
 #include "backends/nvidia/NvidiaBackend.h"
 #endif
@@ -10,10 +12,13 @@
 #endif
 
 void mlir::tile::registerBuiltinBackends() {
+  static std::once_flag registered;
+  std::call_once(registered, [] {
 #ifdef TESSERA_HAS_NVIDIA
-  registerNvidiaBackend();
+    registerNvidiaBackend();
 #endif
 #ifdef TESSERA_HAS_AMD
-  registerAmdBackend();
+    registerAmdBackend();
 #endif
+  });
 }

@@ -30,11 +30,14 @@ public:
 };
 
 /// A value of the kernel being built: an opaque IR value, its dtype name
-/// (`float32`, `pointer<int8>`...) and its shape (empty for a scalar).
+/// (`float32`, `pointer<int8>`...) and its shape (empty for a scalar). With
+/// explicit layouts, `layout` is the text of a tensor's layout attribute
+/// (empty while it has none), and of a shared-memory buffer's.
 struct Handle {
   const void *value = nullptr;
   std::string dtype;
   std::vector<int64_t> shape;
+  std::string layout;
 };
 
 class Builder {
@@ -66,8 +69,11 @@ public:
   // Program identity and construction.
   Handle programId(int axis);
   Handle numPrograms(int axis);
-  Handle arange(int64_t start, int64_t end);
-  Handle full(const std::vector<int64_t> &shape, const Handle &scalar);
+  /// With explicit layouts, `layout` (attribute text) is the result's;
+  /// empty leaves it to its uses (AutoLayout).
+  Handle arange(int64_t start, int64_t end, const std::string &layout = "");
+  Handle full(const std::vector<int64_t> &shape, const Handle &scalar,
+              const std::string &layout = "");
 
   // Shapes.
   Handle broadcastTo(const Handle &value, const std::vector<int64_t> &shape);
@@ -205,6 +211,42 @@ public:
   /// Attaches tl.multiple_of / tl.max_contiguous hints to a value.
   Handle hint(const Handle &value, const std::string &name,
               const std::vector<int64_t> &values);
+
+  // The explicit level (Gluon): layouts and shared memory the kernel
+  // manages itself (ExplicitLayouts.cpp). Layouts are attribute text.
+  /// From now on tensors carry layouts: constructors take one, other ops
+  /// derive theirs from their operands, and operands that disagree are an
+  /// error naming both. The module is marked so that backends keep them.
+  void setExplicitLayouts();
+  /// `value` in `layout`; with `assertTrivial`, an error unless no data
+  /// moves between threads.
+  Handle convertLayout(const Handle &value, const std::string &layout,
+                       bool assertTrivial);
+  /// Gives a tensor without a layout yet (AutoLayout) `layout`.
+  Handle setAutoLayout(const Handle &value, const std::string &layout);
+  /// A mutable shared-memory buffer of `shape` laid out by `layout`
+  /// holding `value` where given.
+  Handle localAlloc(const std::string &dtype, const std::vector<int64_t> &shape,
+                    const std::string &layout,
+                    const std::optional<Handle> &value);
+  Handle localLoad(const Handle &buffer, const std::string &layout);
+  void localStore(const Handle &buffer, const Handle &value);
+  void localDealloc(const Handle &buffer);
+  /// Buffer `index` along the first dimension.
+  Handle memdescIndex(const Handle &buffer, const Handle &index);
+  /// `length` elements from `start` along `dim`.
+  Handle memdescSlice(const Handle &buffer, int64_t start, int64_t length,
+                      int dim);
+  Handle memdescPermute(const Handle &buffer,
+                        const std::vector<int32_t> &order);
+  /// Starts copying what `pointer` points to into `buffer` (cp.async).
+  void asyncCopyGlobalToLocal(const Handle &buffer, const Handle &pointer,
+                              const std::optional<Handle> &mask,
+                              const std::string &cache,
+                              const std::string &eviction);
+  void asyncCommitGroup();
+  /// Waits until at most `pending` committed groups are in flight.
+  void asyncWait(int pending);
 
   /// Verifies the module; throws with the verifier's messages.
   void verify();

@@ -8,6 +8,7 @@
 #include "backends/common/Codegen.h"
 #include "backends/common/LowerToLLVM.h"
 #include "backends/common/Passes.h"
+#include "ir/Tile/KernelDialects.h"
 
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -173,6 +174,10 @@ public:
                     "gfx1100 or gfx1200 (32-lane)");
   }
 
+  int64_t sharedMemoryBytes(const Target &target) const override {
+    return int64_t(chipOf(target).ldsKiB) * 1024;
+  }
+
   llvm::Error assignLayouts(mlir::Operation *module, const Target &target,
                             const CompileOptions &options) const override {
     module->getContext()->loadDialect<mlir::tile::amd::TileAmdDialect>();
@@ -188,7 +193,7 @@ public:
     stage.addMatrixUnitPasses = addMatrixUnitPasses;
     stage.numStages = options.numStages;
     stage.asyncCopies = false;
-    stage.sharedBytes = int64_t(chip.ldsKiB) * 1024;
+    stage.sharedBytes = sharedMemoryBytes(target);
     if (mlir::failed(runLayoutStage(llvm::cast<mlir::ModuleOp>(module), stage)))
       return amdError("layout assignment failed");
     return llvm::Error::success();
@@ -242,5 +247,8 @@ public:
 } // namespace
 
 void mlir::tile::registerAmdBackend() {
+  addKernelDialects([](DialectRegistry &registry) {
+    registry.insert<amd::TileAmdDialect>();
+  });
   registerBackend(std::make_unique<AmdBackend>());
 }

@@ -858,9 +858,61 @@ struct TileRemoveConversionsPass
 };
 } // namespace
 
+/// The layouts of an explicit-level kernel suit the target: each
+/// distributed layout is made for warps of its lanes and for the kernel's
+/// warps (Gluon's checks, made once the target is known).
+static LogicalResult verifyExplicitLayouts(ModuleOp module, unsigned numWarps,
+                                           unsigned warpSize) {
+  auto check = [&](Operation *op, Type type) -> LogicalResult {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor)
+      return success();
+    auto layout = dyn_cast_if_present<DistributedLayoutAttrInterface>(
+        tensor.getEncoding());
+    if (!layout)
+      return op->emitError()
+             << "a tensor of the explicit level has no distributed layout: "
+             << type;
+    if (layout.getWarpSize() != warpSize)
+      return op->emitError()
+             << "the layout " << layout
+             << " has threads per warp that multiply to "
+             << layout.getWarpSize() << ", but the target's warps have "
+             << warpSize << " lanes";
+    if (layout.getNumWarps() != numWarps)
+      return op->emitError()
+             << "the layout " << layout
+             << " has warps per CTA that multiply to " << layout.getNumWarps()
+             << ", but the kernel has num_warps=" << numWarps;
+    return success();
+  };
+  WalkResult result = module.walk([&](Operation *op) {
+    for (Value v : op->getResults())
+      if (failed(check(op, v.getType())))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 LogicalResult mlir::tile::runLayoutStage(ModuleOp module,
                                          const LayoutStage &stage) {
   PassManager pm(module.getContext());
+  if (module->hasAttr(kExplicitLayoutsAttr)) {
+    // The kernel chose its layouts, buffers, copies and matrix
+    // instructions: nothing is chosen for it.
+    if (failed(verifyExplicitLayouts(module, stage.numWarps, stage.warpSize)))
+      return failure();
+    Builder b(module.getContext());
+    module->setAttr("tile.num_warps", b.getI32IntegerAttr(stage.numWarps));
+    module->setAttr("tile.warp_size", b.getI32IntegerAttr(stage.warpSize));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    pm.addPass(createTileFmaDotsPass({stage.sharedBytes}));
+    if (stage.addLatePasses)
+      stage.addLatePasses(pm);
+    return pm.run(module);
+  }
   if (stage.addBulkCopySelection)
     stage.addBulkCopySelection(pm);
   pm.addPass(createTileLowerDescriptorsPass());

@@ -31,9 +31,26 @@ std::string mlir::tile::assignLayouts(const std::string &tileIR,
   return text;
 }
 
+/// A location as compilers print it (`file:line:col`), for the kernel's
+/// source lines; others as MLIR prints them.
+static void printLocation(llvm::raw_ostream &os, Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(loc)) {
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+       << file.getColumn();
+    return;
+  }
+  os << loc;
+}
+
 void mlir::tile::DiagnosticCollector::collect(Diagnostic &diag) {
   llvm::raw_string_ostream os(messages);
-  os << diag.getLocation() << ": " << diag.str() << "\n";
-  for (const Diagnostic &note : diag.getNotes())
-    os << note.getLocation() << ": note: " << note.str() << "\n";
+  printLocation(os, diag.getLocation());
+  os << ": " << diag.str() << "\n";
+  for (const Diagnostic &note : diag.getNotes()) {
+    // The op a pass failed on, in generic form: noise for a kernel's author.
+    if (StringRef(note.str()).starts_with("see current operation"))
+      continue;
+    printLocation(os, note.getLocation());
+    os << ": note: " << note.str() << "\n";
+  }
 }

@@ -8,6 +8,7 @@
 #include "backends/nvidia/NvidiaTargetInfo.h"
 #include "backends/nvidia/Passes.h"
 #include "backends/nvidia/PtxAssembler.h"
+#include "ir/Tile/KernelDialects.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -181,6 +182,10 @@ public:
     }
   }
 
+  int64_t sharedMemoryBytes(const Target &target) const override {
+    return sharedBytesOf(capabilityOf(target));
+  }
+
   llvm::Error assignLayouts(mlir::Operation *module, const Target &target,
                             const CompileOptions &options) const override {
     prepareAssembler();
@@ -189,7 +194,7 @@ public:
     LayoutStage stage;
     stage.numWarps = options.numWarps;
     stage.warpSize = target.warpSize;
-    stage.sharedBytes = sharedBytesOf(capability);
+    stage.sharedBytes = sharedMemoryBytes(target);
     // Hopper's TMA copies the blocks of descriptors the host describes.
     auto addBulkCopySelection = [&](mlir::OpPassManager &pm) {
       pm.addPass(createTileNvidiaSelectBulkCopiesPass(
@@ -262,5 +267,8 @@ public:
 } // namespace
 
 void mlir::tile::registerNvidiaBackend() {
+  addKernelDialects([](DialectRegistry &registry) {
+    registry.insert<nvidia::TileNvidiaDialect>();
+  });
   registerBackend(std::make_unique<NvidiaBackend>());
 }

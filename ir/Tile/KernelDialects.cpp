@@ -12,9 +12,29 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 
+#include <mutex>
+#include <vector>
+
+namespace {
+std::mutex extensionsMutex;
+std::vector<void (*)(mlir::DialectRegistry &)> &extensions() {
+  static std::vector<void (*)(mlir::DialectRegistry &)> list;
+  return list;
+}
+} // namespace
+
+void mlir::tile::addKernelDialects(void (*extension)(DialectRegistry &)) {
+  std::lock_guard<std::mutex> lock(extensionsMutex);
+  if (!llvm::is_contained(extensions(), extension))
+    extensions().push_back(extension);
+}
+
 void mlir::tile::registerKernelDialects(DialectRegistry &registry) {
   registry.insert<TileDialect, arith::ArithDialect, math::MathDialect,
                   scf::SCFDialect, cf::ControlFlowDialect, func::FuncDialect,
                   ub::UBDialect>();
   func::registerInlinerExtension(registry);
+  std::lock_guard<std::mutex> lock(extensionsMutex);
+  for (auto extension : extensions())
+    extension(registry);
 }

@@ -8,8 +8,15 @@ class DialectRegistry;
 namespace tile {
 
 /// Adds the dialects of a kernel before lowering (tile, arith, math, scf,
-/// cf, func, ub) and the func inliner extension that inlining helpers needs.
+/// cf, func, ub), the func inliner extension that inlining helpers needs,
+/// and those registered backends add (addKernelDialects).
 void registerKernelDialects(DialectRegistry &registry);
+
+/// Makes registerKernelDialects also call `extension`: a backend adds its
+/// dialects when it is registered, so that every context reading a kernel
+/// (the frontend's, the compiler's, the interpreter's) knows the layouts an
+/// explicit-level kernel names.
+void addKernelDialects(void (*extension)(DialectRegistry &));
 
 } // namespace tile
 } // namespace mlir

@@ -35,6 +35,12 @@ inline constexpr llvm::StringLiteral kFlattenAttr = "tile.flatten";
 inline constexpr llvm::StringLiteral kWarpSpecializeAttr =
     "tile.warp_specialize";
 
+/// On a module: its kernels' tensors carry the layouts their author gave
+/// them (the explicit level, `tessera.experimental.gluon`), which backends
+/// keep: they check them against the target and choose none.
+inline constexpr llvm::StringLiteral kExplicitLayoutsAttr =
+    "tile.explicit_layouts";
+
 /// On a tile.descriptor_load: the target copies the block in bulk itself
 /// (Hopper's TMA), so tile-lower-descriptors leaves it.
 inline constexpr llvm::StringLiteral kBulkCopyAttr = "tile.bulk_copy";

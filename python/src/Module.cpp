@@ -5,11 +5,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "backends/Backend.h"
 #include "backends/Compiler.h"
-#include "runtime/KernelCache.h"
 #include "frontend/Builder.h"
 #include "python/src/Launch.h"
 #include "runtime/Driver.h"
+#include "runtime/KernelCache.h"
 #include "runtime/capi/LaunchSource.h"
 #include "runtime/host/HostModule.h"
 
@@ -56,6 +57,9 @@ PYBIND11_MODULE(_tessera, m) {
   py::register_exception<mlir::tile::HostError>(m, "HostError");
   py::register_exception<mlir::tile::StageError>(m, "StageError");
   py::register_exception<runtime::DriverError>(m, "DriverError");
+  // Their dialects (the layouts an explicit-level kernel names) join every
+  // context that reads a kernel.
+  mlir::tile::registerBuiltinBackends();
 
   py::class_<CompiledKernel>(m, "CompiledBinary")
       .def_readonly("name", &CompiledKernel::name)
@@ -246,6 +250,7 @@ PYBIND11_MODULE(_tessera, m) {
   py::class_<Handle>(m, "Handle")
       .def_readonly("dtype", &Handle::dtype)
       .def_readonly("shape", &Handle::shape)
+      .def_readonly("layout", &Handle::layout)
       .def("__repr__", [](const Handle &h) {
         std::string s = "Handle(" + h.dtype + ", [";
         for (size_t i = 0; i < h.shape.size(); ++i)
@@ -262,8 +267,10 @@ PYBIND11_MODULE(_tessera, m) {
       .def("float_constant", &Builder::floatConstant)
       .def("program_id", &Builder::programId)
       .def("num_programs", &Builder::numPrograms)
-      .def("arange", &Builder::arange)
-      .def("full", &Builder::full)
+      .def("arange", &Builder::arange, py::arg("start"), py::arg("end"),
+           py::arg("layout") = "")
+      .def("full", &Builder::full, py::arg("shape"), py::arg("value"),
+           py::arg("layout") = "")
       .def("broadcast_to", &Builder::broadcastTo)
       .def("broadcast_pair", &Builder::broadcastPair)
       .def("expand_dims", &Builder::expandDims)
@@ -315,6 +322,19 @@ PYBIND11_MODULE(_tessera, m) {
       .def("device_assert", &Builder::deviceAssert)
       .def("barrier", &Builder::barrier)
       .def("hint", &Builder::hint)
+      .def("set_explicit_layouts", &Builder::setExplicitLayouts)
+      .def("convert_layout", &Builder::convertLayout)
+      .def("set_auto_layout", &Builder::setAutoLayout)
+      .def("local_alloc", &Builder::localAlloc)
+      .def("local_load", &Builder::localLoad)
+      .def("local_store", &Builder::localStore)
+      .def("local_dealloc", &Builder::localDealloc)
+      .def("memdesc_index", &Builder::memdescIndex)
+      .def("memdesc_slice", &Builder::memdescSlice)
+      .def("memdesc_permute", &Builder::memdescPermute)
+      .def("async_copy_global_to_local", &Builder::asyncCopyGlobalToLocal)
+      .def("async_commit_group", &Builder::asyncCommitGroup)
+      .def("async_wait", &Builder::asyncWait)
       .def("verify", &Builder::verify)
       .def("optimize", &Builder::optimize,
            py::call_guard<py::gil_scoped_release>())

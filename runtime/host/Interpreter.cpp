@@ -3,6 +3,7 @@
 #include "runtime/host/Interpreter.h"
 
 #include "ir/Tile/TileOps.h"
+#include "runtime/host/InterpreterSupport.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -20,27 +21,9 @@
 
 using namespace mlir;
 using namespace mlir::tile;
+using namespace mlir::tile::host;
 
 namespace {
-
-/// A value at run time: a scalar (empty shape) or a tensor, row-major.
-/// Integers and pointers are kept in `ints` (wrapped to their width), floats
-/// in `floats` (rounded to their type after each operation).
-struct RtValue {
-  SmallVector<int64_t, 4> shape;
-  std::vector<int64_t> ints;
-  std::vector<double> floats;
-  bool isFloat = false;
-  /// Pointers: for each element, the buffer (an index into the kernel's
-  /// buffers) of the argument it was derived from, -1 where not known (read
-  /// from memory, made from an integer); empty where none is known.
-  std::vector<int32_t> origins;
-
-  int64_t size() const { return isFloat ? floats.size() : ints.size(); }
-  int32_t originAt(int64_t i) const {
-    return origins.empty() ? -1 : origins[origins.size() == 1 ? 0 : i];
-  }
-};
 
 RtValue makeInts(ArrayRef<int64_t> shape, std::vector<int64_t> values) {
   RtValue v;
@@ -130,7 +113,7 @@ unsigned bitWidth(Type type) {
   return element.getIntOrFloatBitWidth();
 }
 
-class KernelInterpreter {
+class KernelInterpreter final : public OpInterpreter {
 public:
   KernelInterpreter(ArrayRef<HostBuffer> buffers, std::array<int64_t, 3> grid,
                     llvm::raw_ostream &out)
@@ -206,14 +189,14 @@ private:
     return llvm::Error::success();
   }
 
-  const RtValue &get(Value v) {
+  const RtValue &get(Value v) override {
     auto it = values.find(v);
     assert(it != values.end() && "value used before it was computed");
     return it->second;
   }
-  void set(Value v, RtValue value) { values[v] = std::move(value); }
+  void set(Value v, RtValue value) override { values[v] = std::move(value); }
 
-  llvm::Error error(Operation *op, const Twine &message) {
+  llvm::Error error(Operation *op, const Twine &message) override {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    where(op) + ": " + message);
   }
@@ -424,12 +407,10 @@ private:
     return std::max(1u, bitWidth(type) / 8);
   }
 
-  llvm::Error load(LoadOp op) {
-    const RtValue &ptrs = get(op.getPtr());
-    Type element = getElementTypeOrSelf(op.getType());
+  llvm::Expected<RtValue> loadElements(Operation *op, const RtValue &ptrs,
+                                       Type element, const RtValue *mask,
+                                       const RtValue *other) override {
     unsigned bytes = elementBytes(element);
-    const RtValue *mask = op.getMask() ? &get(op.getMask()) : nullptr;
-    const RtValue *other = op.getOther() ? &get(op.getOther()) : nullptr;
     RtValue result;
     result.shape = ptrs.shape;
     result.isFloat = isa<FloatType>(element);
@@ -445,10 +426,20 @@ private:
       uint64_t address = uint64_t(ptrs.ints[i]);
       if (llvm::Error err = checkAccess(op, address, bytes, i, ptrs.originAt(i),
                                         /*writes=*/false))
-        return err;
+        return std::move(err);
       readElement(element, address, result);
     }
-    set(op.getResult(), std::move(result));
+    return result;
+  }
+
+  llvm::Error load(LoadOp op) {
+    llvm::Expected<RtValue> result =
+        loadElements(op, get(op.getPtr()), getElementTypeOrSelf(op.getType()),
+                     op.getMask() ? &get(op.getMask()) : nullptr,
+                     op.getOther() ? &get(op.getOther()) : nullptr);
+    if (!result)
+      return result.takeError();
+    set(op.getResult(), std::move(*result));
     return llvm::Error::success();
   }
 
@@ -1169,6 +1160,11 @@ private:
         .Case([&](StoreOp s) { return store(s); })
         .Case([&](AtomicRMWOp a) { return atomicRMW(a); })
         .Case([&](AtomicCASOp a) { return atomicCAS(a); })
+        // Shared memory and asynchronous copies.
+        .Case<LocalAllocOp, LocalDeallocOp, LocalLoadOp, LocalStoreOp,
+              MemDescIndexOp, MemDescSubsliceOp, MemDescTransOp,
+              AsyncCopyGlobalToLocalOp, AsyncCommitGroupOp, AsyncWaitOp>(
+            [&](Operation *) { return interpretSharedMemoryOp(op, *this); })
         // Computation.
         .Case([&](DotOp d) { return dot(d); })
         .Case([&](ReduceOp r) { return reduce(r); })

@@ -325,4 +325,180 @@ TEST_F(InterpreterOpsTest, StoreToReadOnlyBufferIsAnError) {
   EXPECT_EQ(x, std::vector<int32_t>(4, -1));
 }
 
+/// Layouts of the shared-memory tests: the interpreter ignores them, but the
+/// IR of the explicit level has them.
+constexpr llvm::StringLiteral kSharedLayouts = R"mlir(
+    #blocked = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+    #flat = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+    #shared = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+    #shared_t = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0, 1]}>
+    #dot_a = #tile.dot_operand<{opIdx = 0, parent = #blocked, kWidth = 0}>
+    #dot_b = #tile.dot_operand<{opIdx = 1, parent = #blocked, kWidth = 0}>
+)mlir";
+
+/// Copies the 4x8 block at `src`, but for its last column, into buffer 1 of
+/// two (filled with 9 first), then stores buffer 1, read through another
+/// view of it, and buffer 0 to `dst` (64 elements).
+constexpr llvm::StringLiteral kAsyncCopy = R"mlir(
+    func.func @k(%src: !tile.ptr<f32>, %dst: !tile.ptr<f32>) {
+      %r = tile.make_range 0, 32 : tensor<32xi32, #flat>
+      %offs = tile.reshape %r : tensor<32xi32, #flat> -> tensor<4x8xi32, #blocked>
+      %c8 = arith.constant dense<8> : tensor<4x8xi32, #blocked>
+      %c7 = arith.constant dense<7> : tensor<4x8xi32, #blocked>
+      %col = arith.remsi %offs, %c8 : tensor<4x8xi32, #blocked>
+      %mask = arith.cmpi ne, %col, %c7 : tensor<4x8xi32, #blocked>
+      %srcs = tile.splat %src : tensor<4x8x!tile.ptr<f32>, #blocked>
+      %ptrs = tile.addptr %srcs, %offs : tensor<4x8x!tile.ptr<f32>, #blocked>, tensor<4x8xi32, #blocked>
+      %buf = tile.local_alloc : () -> !tile.memdesc<2x4x8xf32, #shared, mutable>
+      %i0 = arith.constant 0 : i32
+      %i1 = arith.constant 1 : i32
+      %slot1 = tile.memdesc_index %buf[%i1] : !tile.memdesc<2x4x8xf32, #shared, mutable> -> !tile.memdesc<4x8xf32, #shared, mutable, 2x4x8>
+      %nine = arith.constant dense<9.0> : tensor<4x8xf32, #blocked>
+      tile.local_store %nine, %slot1 : tensor<4x8xf32, #blocked> -> !tile.memdesc<4x8xf32, #shared, mutable, 2x4x8>
+      tile.async_copy_global_to_local %ptrs, %slot1 mask %mask : tensor<4x8x!tile.ptr<f32>, #blocked> -> !tile.memdesc<4x8xf32, #shared, mutable, 2x4x8>
+      tile.async_commit_group
+      tile.async_wait {num = 0 : i32}
+      %one = arith.addi %i0, %i1 : i32
+      %again = tile.memdesc_index %buf[%one] : !tile.memdesc<2x4x8xf32, #shared, mutable> -> !tile.memdesc<4x8xf32, #shared, mutable, 2x4x8>
+      %x1 = tile.local_load %again : !tile.memdesc<4x8xf32, #shared, mutable, 2x4x8> -> tensor<4x8xf32, #blocked>
+      %slot0 = tile.memdesc_index %buf[%i0] : !tile.memdesc<2x4x8xf32, #shared, mutable> -> !tile.memdesc<4x8xf32, #shared, mutable, 2x4x8>
+      %x0 = tile.local_load %slot0 : !tile.memdesc<4x8xf32, #shared, mutable, 2x4x8> -> tensor<4x8xf32, #blocked>
+      %dsts = tile.splat %dst : tensor<4x8x!tile.ptr<f32>, #blocked>
+      %p1 = tile.addptr %dsts, %offs : tensor<4x8x!tile.ptr<f32>, #blocked>, tensor<4x8xi32, #blocked>
+      tile.store %p1, %x1 : tensor<4x8x!tile.ptr<f32>, #blocked>
+      %c32 = arith.constant dense<32> : tensor<4x8xi32, #blocked>
+      %p0 = tile.addptr %p1, %c32 : tensor<4x8x!tile.ptr<f32>, #blocked>, tensor<4x8xi32, #blocked>
+      tile.store %p0, %x0 : tensor<4x8x!tile.ptr<f32>, #blocked>
+      tile.local_dealloc %buf : !tile.memdesc<2x4x8xf32, #shared, mutable>
+      return
+    })mlir";
+
+/// An asynchronous copy copies at once; masked-off elements are zero.
+TEST_F(InterpreterOpsTest, AsyncCopyIntoOneBufferOfTwo) {
+  func::FuncOp f = parse((kSharedLayouts + kAsyncCopy).str());
+  std::vector<float> src(32), dst(64, -1.0f);
+  std::iota(src.begin(), src.end(), 1.0f);
+  auto address = [](std::vector<float> &v) {
+    return reinterpret_cast<uint64_t>(v.data());
+  };
+  llvm::Error err = interpretKernel(
+      f, {1, 1, 1},
+      {HostArg::ofPointer(address(src)), HostArg::ofPointer(address(dst))},
+      {{address(src), 32 * 4, "src"}, {address(dst), 64 * 4, "dst"}});
+  ASSERT_FALSE(bool(err)) << llvm::toString(std::move(err));
+  for (int i = 0; i < 32; ++i)
+    EXPECT_EQ(dst[i], i % 8 == 7 ? 0.0f : src[i]) << i;
+  for (int i = 32; i < 64; ++i)
+    EXPECT_EQ(dst[i], 0.0f) << i;
+}
+
+/// The copy reads through tile.load's checks: a source of three rows is too
+/// short for the block.
+TEST_F(InterpreterOpsTest, AsyncCopyOutOfBoundsIsAnError) {
+  func::FuncOp f = parse((kSharedLayouts + kAsyncCopy).str());
+  std::vector<float> src(24), dst(64);
+  auto address = [](std::vector<float> &v) {
+    return reinterpret_cast<uint64_t>(v.data());
+  };
+  llvm::Error err = interpretKernel(
+      f, {1, 1, 1},
+      {HostArg::ofPointer(address(src)), HostArg::ofPointer(address(dst))},
+      {{address(src), 24 * 4, "src"}, {address(dst), 64 * 4, "dst"}});
+  ASSERT_TRUE(bool(err));
+  std::string message = llvm::toString(std::move(err));
+  EXPECT_NE(message.find("kernel.mlir:24:7: out-of-bounds access by "
+                         "tile.async_copy_global_to_local (element 24"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("96 bytes from the start of 'src', which has 96 "
+                         "bytes"),
+            std::string::npos)
+      << message;
+}
+
+/// Stores x = [[0, 1, ..., 7], ..., [24, ..., 31]] and reads it back through
+/// views: its transpose, x[1:3, 2:6], and the transpose's [2:6, 1:3]; then
+/// x * x^T from dot operands read from shared memory.
+TEST_F(InterpreterOpsTest, SharedMemoryViews) {
+  func::FuncOp f = parse((kSharedLayouts + R"mlir(
+    func.func @k(%out: !tile.ptr<f32>) {
+      %r = tile.make_range 0, 32 : tensor<32xi32, #flat>
+      %ri = tile.reshape %r : tensor<32xi32, #flat> -> tensor<4x8xi32, #blocked>
+      %x = arith.sitofp %ri : tensor<4x8xi32, #blocked> to tensor<4x8xf32, #blocked>
+      %buf = tile.local_alloc : () -> !tile.memdesc<4x8xf32, #shared, mutable>
+      tile.local_store %x, %buf : tensor<4x8xf32, #blocked> -> !tile.memdesc<4x8xf32, #shared, mutable>
+      %t = tile.memdesc_trans %buf {order = array<i32: 1, 0>} : !tile.memdesc<4x8xf32, #shared, mutable> -> !tile.memdesc<8x4xf32, #shared_t, mutable>
+      %s = tile.memdesc_subslice %buf [1, 2] : !tile.memdesc<4x8xf32, #shared, mutable> -> !tile.memdesc<2x4xf32, #shared, mutable, 4x8>
+      %ts = tile.memdesc_subslice %t [2, 1] : !tile.memdesc<8x4xf32, #shared_t, mutable> -> !tile.memdesc<4x2xf32, #shared_t, mutable, 8x4>
+      %tv = tile.local_load %t : !tile.memdesc<8x4xf32, #shared_t, mutable> -> tensor<8x4xf32, #blocked>
+      %sv = tile.local_load %s : !tile.memdesc<2x4xf32, #shared, mutable, 4x8> -> tensor<2x4xf32, #blocked>
+      %tsv = tile.local_load %ts : !tile.memdesc<4x2xf32, #shared_t, mutable, 8x4> -> tensor<4x2xf32, #blocked>
+      %a = tile.local_load %buf : !tile.memdesc<4x8xf32, #shared, mutable> -> tensor<4x8xf32, #dot_a>
+      %b = tile.local_load %t : !tile.memdesc<8x4xf32, #shared_t, mutable> -> tensor<8x4xf32, #dot_b>
+      %zero = arith.constant dense<0.0> : tensor<4x4xf32, #blocked>
+      %d = tile.dot %a, %b, %zero : tensor<4x8xf32, #dot_a> * tensor<8x4xf32, #dot_b> -> tensor<4x4xf32, #blocked>
+      %tf = tile.reshape %tv : tensor<8x4xf32, #blocked> -> tensor<32xf32, #flat>
+      %sf = tile.reshape %sv : tensor<2x4xf32, #blocked> -> tensor<8xf32, #flat>
+      %tsf = tile.reshape %tsv : tensor<4x2xf32, #blocked> -> tensor<8xf32, #flat>
+      %df = tile.reshape %d : tensor<4x4xf32, #blocked> -> tensor<16xf32, #flat>
+      %outs = tile.splat %out : tensor<32x!tile.ptr<f32>, #flat>
+      %p = tile.addptr %outs, %r : tensor<32x!tile.ptr<f32>, #flat>, tensor<32xi32, #flat>
+      tile.store %p, %tf : tensor<32x!tile.ptr<f32>, #flat>
+      %r8 = tile.make_range 32, 40 : tensor<8xi32, #flat>
+      %outs8 = tile.splat %out : tensor<8x!tile.ptr<f32>, #flat>
+      %ps = tile.addptr %outs8, %r8 : tensor<8x!tile.ptr<f32>, #flat>, tensor<8xi32, #flat>
+      tile.store %ps, %sf : tensor<8x!tile.ptr<f32>, #flat>
+      %c8 = arith.constant dense<8> : tensor<8xi32, #flat>
+      %pts = tile.addptr %ps, %c8 : tensor<8x!tile.ptr<f32>, #flat>, tensor<8xi32, #flat>
+      tile.store %pts, %tsf : tensor<8x!tile.ptr<f32>, #flat>
+      %r16 = tile.make_range 48, 64 : tensor<16xi32, #flat>
+      %outs16 = tile.splat %out : tensor<16x!tile.ptr<f32>, #flat>
+      %pd = tile.addptr %outs16, %r16 : tensor<16x!tile.ptr<f32>, #flat>, tensor<16xi32, #flat>
+      tile.store %pd, %df : tensor<16x!tile.ptr<f32>, #flat>
+      return
+    })mlir")
+                             .str());
+  std::vector<float> out(64, -1.0f);
+  auto address = reinterpret_cast<uint64_t>(out.data());
+  llvm::Error err = interpretKernel(f, {1, 1, 1}, {HostArg::ofPointer(address)},
+                                    {{address, 64 * 4, "out"}});
+  ASSERT_FALSE(bool(err)) << llvm::toString(std::move(err));
+  auto x = [](int i, int j) { return float(i * 8 + j); };
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 4; ++j)
+      EXPECT_EQ(out[i * 4 + j], x(j, i)) << "transpose " << i << ", " << j;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 4; ++j)
+      EXPECT_EQ(out[32 + i * 4 + j], x(1 + i, 2 + j))
+          << "subslice " << i << ", " << j;
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 2; ++j)
+      EXPECT_EQ(out[40 + i * 2 + j], x(1 + j, 2 + i))
+          << "subslice of the transpose " << i << ", " << j;
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) {
+      float expected = 0;
+      for (int k = 0; k < 8; ++k)
+        expected += x(i, k) * x(j, k);
+      EXPECT_EQ(out[48 + i * 4 + j], expected) << "dot " << i << ", " << j;
+    }
+}
+
+/// A buffer index outside the allocation (undefined in the IR) is an error,
+/// not an access to stray host memory.
+TEST_F(InterpreterOpsTest, BufferIndexOutOfRangeIsAnError) {
+  func::FuncOp f = parse((kSharedLayouts + R"mlir(
+    func.func @k(%i: i32) {
+      %buf = tile.local_alloc : () -> !tile.memdesc<2x4x8xf32, #shared, mutable>
+      %slot = tile.memdesc_index %buf[%i] : !tile.memdesc<2x4x8xf32, #shared, mutable> -> !tile.memdesc<4x8xf32, #shared, mutable, 2x4x8>
+      %x = tile.local_load %slot : !tile.memdesc<4x8xf32, #shared, mutable, 2x4x8> -> tensor<4x8xf32, #blocked>
+      return
+    })mlir")
+                             .str());
+  EXPECT_FALSE(bool(interpretKernel(f, {1, 1, 1}, {HostArg::ofInt(1)}, {})));
+  llvm::Error err = interpretKernel(f, {1, 1, 1}, {HostArg::ofInt(2)}, {});
+  EXPECT_EQ(llvm::toString(std::move(err)),
+            "kernel.mlir:11:15: buffer index 2 is outside [0, 2)");
+}
+
 } // namespace

@@ -233,7 +233,7 @@ class CodeGenerator(ast.NodeVisitor):
         except _Return as r:
             if r.value is not None:
                 raise self._error(fdef, "a kernel cannot return a value") from None
-        self.builder.end_function([])
+        self._guard(fdef, lambda: self.builder.end_function([]))
         self.function_stack.pop()
 
     def call_function(self, fn, args, kwargs=None):
@@ -850,6 +850,8 @@ def generate(builder, fn, arg_types, divisibility, constants, options):
     (num_warps...); returns the generator, whose `dependencies` and
     `global_reads` say what the result depends on."""
     codegen = CodeGenerator(builder, fn.filename)
+    if fn.explicit_layouts:
+        builder.set_explicit_layouts()
     previous = [getattr(core._state, name, None) for name in ("builder", "codegen", "options")]
     core._state.builder, core._state.codegen, core._state.options = builder, codegen, options
     try:

@@ -194,10 +194,20 @@ class pointer_type(dtype):
 class block_type(dtype):
     """The type of a block (Triton's): its elements' type and its shape."""
 
-    def __init__(self, element_ty, shape):
+    def __init__(self, element_ty, shape, layout_ir=""):
         self.element_ty = _unwrap(element_ty)
         self.shape = [_unwrap(d) for d in shape]
+        self._layout_ir = layout_ir  # the explicit level's layout, as IR text
         super().__init__(f"<{self.shape}, {self.element_ty.name}>")
+
+    @property
+    def layout(self):
+        """The block's layout at the explicit level (gluon): a layout object,
+        or None while the compiler is to choose it."""
+        if not self._layout_ir:
+            return None
+        from ..experimental.gluon.language._layouts import _from_ir
+        return _from_ir(self._layout_ir)
 
     def is_block(self):
         return True
@@ -389,7 +399,8 @@ class tensor:
         self.dtype = _dtype_of(handle.dtype)
         self.shape = [constexpr(d) for d in handle.shape]
         # A scalar's type is its dtype, a block's a block_type.
-        self.type = block_type(self.dtype, handle.shape) if handle.shape else self.dtype
+        self.type = (block_type(self.dtype, handle.shape, handle.layout) if handle.shape
+                     else self.dtype)
 
     @property
     def scalar(self):

@@ -360,6 +360,10 @@ class CompiledKernel:
 
 
 class JITFunction:
+    # Whether the kernel gives its tensors their layouts (the explicit
+    # level, tessera.experimental.gluon).
+    explicit_layouts = False
+
     def __init__(self, fn, do_not_specialize=(), interpret=None, debug=None, noinline=False,
                  repr=None, launch_metadata=None):
         self.fn = fn

@@ -1,0 +1,54 @@
+"""Gluon's introduction: a copy one element per program with one warp, then
+a tiled memcpy whose block size the autotuner picks."""
+
+import numpy as np
+
+import tessera
+from tessera.experimental import gluon
+from tessera.experimental.gluon import language as gl
+
+
+@gluon.jit
+def copy_scalar_kernel(in_ptr, out_ptr):
+    # One program per element: a scalar needs no layout.
+    pid = gl.program_id(0)
+    value = gl.load(in_ptr + pid)
+    gl.store(out_ptr + pid, value)
+
+
+@tessera.autotune(configs=[tessera.Config({"XBLOCK": x}, num_warps=4) for x in (512, 1024, 2048)],
+                  key=["numel"])
+@gluon.jit
+def memcpy_kernel(in_ptr, out_ptr, numel, XBLOCK: gl.constexpr):
+    # Each thread copies runs of 4 consecutive elements (16 bytes of
+    # float32); the block's threads cover 4 * 32 * num_warps elements at a
+    # time and repeat over XBLOCK.
+    layout: gl.constexpr = gl.BlockedLayout([4], [32], [gl.num_warps()], [0])
+    pid = gl.program_id(0)
+    offsets = pid * XBLOCK + gl.arange(0, XBLOCK, layout=layout)
+    mask = offsets < numel
+    value = gl.load(in_ptr + offsets, mask=mask)
+    gl.store(out_ptr + offsets, value, mask=mask)
+
+
+def memcpy(source):
+    out = np.empty_like(source)
+    numel = source.size
+    memcpy_kernel[lambda meta: (tessera.cdiv(numel, meta["XBLOCK"]),)](source, out, numel)
+    return out
+
+
+def main():
+    rng = np.random.default_rng(0)
+    small = rng.random(17, dtype=np.float32)
+    out = np.empty_like(small)
+    copy_scalar_kernel[(small.size,)](small, out, num_warps=1)
+    np.testing.assert_array_equal(out, small)
+    source = rng.random(100_000, dtype=np.float32)
+    np.testing.assert_array_equal(memcpy(source), source)
+    print(f"gluon memcpy: {source.size} float32 elements, tuned XBLOCK="
+          f"{memcpy_kernel.best_config.kwargs['XBLOCK']}, copies exactly")
+
+
+if __name__ == "__main__":
+    main()

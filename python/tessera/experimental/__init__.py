@@ -1,0 +1,1 @@
+"""Experimental parts of Tessera: the explicit level (`gluon`)."""

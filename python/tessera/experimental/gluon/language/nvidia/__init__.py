@@ -1,0 +1,5 @@
+"""NVIDIA's instructions at the explicit level, by architecture."""
+
+from . import ampere
+
+__all__ = ["ampere"]

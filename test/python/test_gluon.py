@@ -1,0 +1,371 @@
+"""The explicit level, tessera.experimental.gluon: layouts as values,
+tensors that carry them, shared memory, async copies and mma_v2."""
+
+import numpy as np
+import pytest
+
+import tessera
+from tessera.experimental import gluon
+from tessera.experimental.gluon import language as gl
+from tessera.experimental.gluon.language.amd import AMDMFMALayout, AMDWMMALayout
+from tessera.experimental.gluon.language.nvidia.ampere import async_copy, mma_v2
+
+
+def line_of(snippet):
+    with open(__file__) as f:
+        return next(i for i, line in enumerate(f, 1) if snippet in line and "line_of" not in line)
+
+
+BLOCKED_1D = gl.BlockedLayout([4], [32], [4], [0])
+ROWS = gl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
+COLUMNS = gl.BlockedLayout([4, 1], [8, 4], [1, 4], [0, 1])
+MMA = gl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[2, 2], instr_shape=[16, 8])
+
+
+# ----------------------------------------------------------------------------
+# Layouts as values
+# ----------------------------------------------------------------------------
+
+def test_layouts_compare_by_their_fields():
+    assert gl.BlockedLayout([4], [32], [4], [0]) == BLOCKED_1D
+    assert hash(gl.BlockedLayout([4], [32], [4], [0])) == hash(BLOCKED_1D)
+    assert gl.BlockedLayout([2], [32], [4], [0]) != BLOCKED_1D
+    assert gl.SliceLayout(1, ROWS) == gl.SliceLayout(1, ROWS)
+    assert gl.SliceLayout(1, ROWS) != gl.SliceLayout(0, ROWS)
+    assert "size_per_thread=[4]" in repr(BLOCKED_1D)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: gl.BlockedLayout([1, 4], [32], [4], [0]), "one entry per dimension"),
+    (lambda: gl.BlockedLayout([3], [32], [4], [0]), "powers of two"),
+    (lambda: gl.BlockedLayout([1, 1], [4, 8], [4, 1], [0, 0]), "permutation"),
+    (lambda: gl.SliceLayout(2, ROWS), "out of range"),
+    (lambda: gl.DotOperandLayout(2, MMA, 2), "operand_index"),
+    (lambda: gl.NVMMADistributedLayout([2, 0], [4, 1], [16, 16]), "needs instr_shape"),
+    (lambda: gl.NVMMASharedLayout(48, 16), "swizzle_byte_width"),
+    (lambda: AMDMFMALayout(3, [32, 16, 8], True, [2, 2]), "instr_shape"),
+    (lambda: AMDWMMALayout(3, False, [2, 2]), "version"),
+])
+def test_layout_arguments_are_checked(make, message):
+    with pytest.raises(tessera.CompilationError, match=message):
+        make()
+
+
+@pytest.mark.parametrize("shape, dtype, transposed, width", [
+    ([128, 64], gl.float16, False, 128),
+    ([128, 32], gl.float16, False, 64),
+    ([64, 16], gl.float16, False, 32),
+    ([64, 8], gl.float16, False, 0),
+    ([16, 128], gl.float8e4nv, True, 0),
+    ([64, 128], gl.float8e4nv, True, 64),
+])
+def test_nvmma_shared_default(shape, dtype, transposed, width):
+    layout = gl.NVMMASharedLayout.get_default_for(shape, dtype, transposed)
+    assert layout.swizzle_byte_width == width
+    assert layout.element_bitwidth == dtype.primitive_bitwidth
+    assert layout.transposed == transposed
+
+
+# ----------------------------------------------------------------------------
+# Tensors carry layouts
+# ----------------------------------------------------------------------------
+
+@gluon.jit
+def copy_kernel(src, dst, n, BLOCK: gl.constexpr, layout: gl.constexpr):
+    offsets = gl.program_id(0) * BLOCK + gl.arange(0, BLOCK, layout)
+    mask = offsets < n
+    gl.store(dst + offsets, gl.load(src + offsets, mask) * 2.0 + 1.0, mask)
+
+
+@pytest.mark.parametrize("layout", [BLOCKED_1D, gl.BlockedLayout([1], [32], [4], [0]),
+                                    gl.DistributedLinearLayout(
+                                        reg_bases=[[1], [2]], lane_bases=[[4], [8], [16], [32],
+                                                                          [64]],
+                                        warp_bases=[[128], [256]], block_bases=[], shape=[512])])
+def test_elementwise_kernel(device, rng, layout):
+    x = rng.random(1000, dtype=np.float32)
+    out = np.zeros_like(x)
+    copy_kernel[(2,)](x, out, x.size, 512, layout)
+    np.testing.assert_array_equal(out, x * 2 + 1)
+
+
+_SEEN = {}
+
+
+def record(x, total, zeros, transposed):
+    _SEEN.update(x=x.type.layout, total=total.type.layout, zeros=zeros.type.layout,
+                 transposed=transposed.type.layout)
+
+
+def test_tensors_know_their_layout():
+    @gluon.jit
+    def kernel(x_ptr, layout: gl.constexpr):
+        rows = gl.arange(0, 32, gl.SliceLayout(1, layout))
+        cols = gl.arange(0, 64, gl.SliceLayout(0, layout))
+        x = gl.load(x_ptr + rows[:, None] * 64 + cols[None, :])
+        total = gl.sum(x, axis=0)
+        record(x, total, gl.zeros_like(x), gl.permute(x, [1, 0]))
+        gl.store(x_ptr + cols, total)
+
+    x = np.zeros((32, 64), np.float32)
+    kernel.warmup(x, ROWS, grid=(1,))
+    assert _SEEN["x"] == ROWS
+    assert _SEEN["total"] == gl.SliceLayout(0, ROWS)
+    assert _SEEN["zeros"] == ROWS
+    assert _SEEN["transposed"] == gl.BlockedLayout([4, 1], [8, 4], [1, 4], [0, 1])
+
+
+@gluon.jit
+def sums_kernel(x_ptr, rows_out, cols_out, M: gl.constexpr, N: gl.constexpr,
+                layout: gl.constexpr):
+    rows = gl.arange(0, M, gl.SliceLayout(1, layout))
+    cols = gl.arange(0, N, gl.SliceLayout(0, layout))
+    x = gl.load(x_ptr + rows[:, None] * N + cols[None, :])
+    gl.store(rows_out + rows, gl.sum(x, axis=1))
+    gl.store(cols_out + cols, gl.max(x, axis=0))
+
+
+@pytest.mark.parametrize("layout", [ROWS, COLUMNS])
+def test_reductions_land_in_the_slice(device, rng, layout):
+    x = rng.random((32, 64), dtype=np.float32)
+    rows, cols = np.zeros(32, np.float32), np.zeros(64, np.float32)
+    sums_kernel[(1,)](x, rows, cols, 32, 64, layout)
+    np.testing.assert_allclose(rows, x.sum(axis=1), rtol=1e-5)
+    np.testing.assert_array_equal(cols, x.max(axis=0))
+
+
+@gluon.jit
+def convert_kernel(x_ptr, out_ptr, src: gl.constexpr, dst: gl.constexpr):
+    rows = gl.arange(0, 32, gl.SliceLayout(1, src))
+    cols = gl.arange(0, 64, gl.SliceLayout(0, src))
+    x = gl.load(x_ptr + rows[:, None] * 64 + cols[None, :])
+    y = gl.convert_layout(x, dst)
+    out_rows = gl.arange(0, 32, gl.SliceLayout(1, dst))
+    out_cols = gl.arange(0, 64, gl.SliceLayout(0, dst))
+    gl.store(out_ptr + out_rows[:, None] * 64 + out_cols[None, :], y)
+
+
+def test_convert_layout(device, rng):
+    x = rng.random((32, 64), dtype=np.float32)
+    out = np.zeros_like(x)
+    convert_kernel[(1,)](x, out, ROWS, COLUMNS)
+    np.testing.assert_array_equal(out, x)
+    tile = convert_kernel.warmup(x, out, ROWS, COLUMNS, grid=(1,)).asm["tile"]
+    assert "tile.convert_layout" in tile
+
+
+@gluon.jit
+def auto_layout_kernel(x_ptr, out_ptr, layout: gl.constexpr):
+    offsets = gl.arange(0, 512, gl.AutoLayout())
+    offsets = gl.set_auto_layout(offsets, layout)
+    gl.store(out_ptr + offsets, gl.load(x_ptr + offsets) + 1)
+
+
+def test_auto_layout_takes_the_layout_it_is_given(device, rng):
+    x = rng.integers(0, 100, 512).astype(np.int32)
+    out = np.zeros_like(x)
+    auto_layout_kernel[(1,)](x, out, BLOCKED_1D)
+    np.testing.assert_array_equal(out, x + 1)
+
+
+@gluon.jit
+def fma_dot_kernel(a_ptr, b_ptr, c_ptr, layout: gl.constexpr):
+    a_layout: gl.constexpr = gl.DotOperandLayout(0, layout, 0)
+    b_layout: gl.constexpr = gl.DotOperandLayout(1, layout, 0)
+    rows = gl.arange(0, 16, gl.SliceLayout(1, layout))
+    cols = gl.arange(0, 16, gl.SliceLayout(0, layout))
+    offsets = rows[:, None] * 16 + cols[None, :]
+    a = gl.convert_layout(gl.load(a_ptr + offsets), a_layout)
+    b = gl.convert_layout(gl.load(b_ptr + offsets), b_layout)
+    acc = gl.zeros([16, 16], gl.float32, layout)
+    gl.store(c_ptr + offsets, gl.dot_fma(a, b, acc))
+
+
+def test_dot_fma(device, rng):
+    a = rng.random((16, 16), dtype=np.float32)
+    b = rng.random((16, 16), dtype=np.float32)
+    c = np.zeros_like(a)
+    fma_dot_kernel[(1,)](a, b, c, gl.BlockedLayout([1, 4], [8, 4], [4, 1], [1, 0]))
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5)
+
+
+# ----------------------------------------------------------------------------
+# Located errors
+# ----------------------------------------------------------------------------
+
+@gluon.jit
+def mismatch_kernel(x_ptr):
+    a = gl.arange(0, 128, gl.BlockedLayout([1], [32], [4], [0]))
+    b = gl.arange(0, 128, gl.BlockedLayout([4], [32], [1], [0]))
+    gl.store(x_ptr + a, a + b)
+
+
+def test_layout_mismatch_names_both_layouts(device):
+    x = np.zeros(128, np.int32)
+    with pytest.raises(tessera.CompilationError) as e:
+        mismatch_kernel[(1,)](x)
+    text = str(e.value)
+    assert f"test_gluon.py:{line_of('gl.store(x_ptr + a, a + b)')}:" in text
+    assert "layout mismatch" in text
+    assert "sizePerThread = [1]" in text and "sizePerThread = [4]" in text
+
+
+@gluon.jit
+def bad_expand_kernel(x_ptr):
+    a = gl.arange(0, 32, gl.BlockedLayout([1], [32], [4], [0]))
+    gl.store(x_ptr + a[:, None], 1.0)
+
+
+def test_expand_dims_needs_a_slice(device):
+    with pytest.raises(tessera.CompilationError, match="needs its operand in a SliceLayout"):
+        bad_expand_kernel[(1,)](np.zeros(32, np.float32))
+
+
+@gluon.jit
+def unresolved_kernel(x_ptr):
+    offsets = gl.arange(0, 128, gl.AutoLayout())
+    gl.store(x_ptr + offsets, 1.0)
+
+
+def test_an_unresolved_auto_layout_is_an_error(device):
+    with pytest.raises(tessera.CompilationError) as e:
+        unresolved_kernel[(1,)](np.zeros(128, np.float32))
+    assert "never gets a layout" in str(e.value)
+    assert f"test_gluon.py:{line_of('offsets = gl.arange(0, 128, gl.AutoLayout())')}" \
+        in str(e.value)
+
+
+def test_set_auto_layout_needs_an_auto_tensor():
+    @gluon.jit
+    def kernel(x_ptr):
+        a = gl.arange(0, 128, BLOCKED_1D)
+        gl.store(x_ptr + gl.set_auto_layout(a, BLOCKED_1D), 1)
+
+    with pytest.raises(tessera.CompilationError, match="needs a tensor in AutoLayout"):
+        kernel.warmup(np.zeros(128, np.int32), grid=(1,))
+
+
+def test_warp_size_is_checked_against_the_target():
+    kernel = copy_kernel.warmup(np.zeros(8, np.float32), np.zeros(8, np.float32), 8, 512,
+                                BLOCKED_1D, grid=(1,))
+    kernel.compile_for("cuda:90")
+    with pytest.raises(tessera.CompilationError) as e:
+        kernel.compile_for("hip:gfx942")
+    assert "threads per warp that multiply to 32" in str(e.value)
+    assert "64 lanes" in str(e.value)
+    assert f"test_gluon.py:{line_of('gl.load(src + offsets, mask) * 2.0')}:" in str(e.value)
+
+
+def test_warps_are_checked_against_num_warps():
+    kernel = copy_kernel.warmup(np.zeros(8, np.float32), np.zeros(8, np.float32), 8, 512,
+                                BLOCKED_1D, grid=(1,), num_warps=8)
+    with pytest.raises(tessera.CompilationError, match="num_warps=8"):
+        kernel.compile_for("cuda:90")
+
+
+@gluon.jit
+def wrong_mma_operand_kernel(x_ptr):
+    a = gl.zeros([32, 16], gl.float16, gl.DotOperandLayout(1, MMA, 2))
+    b = gl.zeros([16, 32], gl.float16, gl.DotOperandLayout(1, MMA, 2))
+    acc = gl.zeros([32, 32], gl.float32, MMA)
+    acc = mma_v2(a, b, acc)
+
+
+def test_mma_v2_checks_operand_layouts():
+    with pytest.raises(tessera.CompilationError, match="operand a in DotOperandLayout"):
+        wrong_mma_operand_kernel.warmup(np.zeros(1, np.float32), grid=(1,))
+
+
+# ----------------------------------------------------------------------------
+# Shared memory, async copies, mma_v2
+# ----------------------------------------------------------------------------
+
+SHARED = gl.SwizzledSharedLayout(vec=4, per_phase=1, max_phase=8, order=[1, 0])
+
+
+@gluon.jit
+def shared_kernel(x_ptr, out_ptr, t_ptr, layout: gl.constexpr, shared: gl.constexpr):
+    rows = gl.arange(0, 32, gl.SliceLayout(1, layout))
+    cols = gl.arange(0, 64, gl.SliceLayout(0, layout))
+    x = gl.load(x_ptr + rows[:, None] * 64 + cols[None, :])
+    smem = gl.allocate_shared_memory(gl.float32, [2, 32, 64], shared)
+    smem.index(1).store(x)
+    gl.thread_barrier()
+    y = smem.index(1).load(layout)
+    gl.store(out_ptr + rows[:, None] * 64 + cols[None, :], y)
+    # The right half of the buffer, transposed: 32x32.
+    t_layout: gl.constexpr = gl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
+    half = smem.index(1).slice(32, 32, dim=1).permute([1, 0]).load(t_layout)
+    t_rows = gl.arange(0, 32, gl.SliceLayout(1, t_layout))
+    t_cols = gl.arange(0, 32, gl.SliceLayout(0, t_layout))
+    gl.store(t_ptr + t_rows[:, None] * 32 + t_cols[None, :], half)
+
+
+def test_shared_memory(device, rng):
+    x = rng.random((32, 64), dtype=np.float32)
+    out, t = np.zeros_like(x), np.zeros((32, 32), np.float32)
+    shared_kernel[(1,)](x, out, t, ROWS, SHARED)
+    np.testing.assert_array_equal(out, x)
+    np.testing.assert_array_equal(t, x[:, 32:].T)
+
+
+@gluon.jit
+def async_copy_kernel(x_ptr, out_ptr, n, layout: gl.constexpr, shared: gl.constexpr):
+    rows = gl.arange(0, 32, gl.SliceLayout(1, layout))
+    cols = gl.arange(0, 64, gl.SliceLayout(0, layout))
+    offsets = rows[:, None] * 64 + cols[None, :]
+    smem = gl.allocate_shared_memory(gl.float32, [32, 64], shared)
+    async_copy.async_copy_global_to_shared(smem, x_ptr + offsets, mask=offsets < n)
+    async_copy.commit_group()
+    async_copy.wait_group(0)
+    gl.store(out_ptr + offsets, smem.load(layout))
+
+
+def test_async_copy(device, rng):
+    x = rng.random((32, 64), dtype=np.float32)
+    out = np.ones_like(x)
+    async_copy_kernel[(1,)](x, out, 1000, ROWS, SHARED)
+    expected = x.copy().reshape(-1)
+    expected[1000:] = 0
+    np.testing.assert_array_equal(out.reshape(-1), expected)
+
+
+def test_async_copy_compiles_to_cp_async():
+    x = np.zeros((32, 64), np.float32)
+    kernel = async_copy_kernel.warmup(x, x, 1000, ROWS, SHARED, grid=(1,))
+    kernel.compile_for("cuda:80")
+    assert "cp.async" in kernel.asm["ptx"]
+
+
+def test_shared_memory_overflow_names_the_bytes():
+    @gluon.jit
+    def kernel(x_ptr, layout: gl.constexpr, shared: gl.constexpr):
+        rows = gl.arange(0, 32, gl.SliceLayout(1, layout))
+        cols = gl.arange(0, 64, gl.SliceLayout(0, layout))
+        smem = gl.allocate_shared_memory(gl.float32, [256, 32, 64], shared)
+        smem.index(3).store(gl.load(x_ptr + rows[:, None] * 64 + cols[None, :]))
+
+    compiled = kernel.warmup(np.zeros((32, 64), np.float32), ROWS, SHARED, grid=(1,))
+    with pytest.raises(tessera.CompilationError) as e:
+        compiled.compile_for("cuda:90")
+    assert "2097152" in str(e.value)
+
+
+def test_mma_v2_matmul(device):
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).parents[2] / "examples" / "gluon" / "matmul_mma_v2.py"
+    spec = importlib.util.spec_from_file_location("gluon_matmul_example", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    rng = np.random.default_rng(1)
+    a = (rng.random((128, 64), dtype=np.float32) - 0.5).astype(np.float16)
+    b = (rng.random((64, 128), dtype=np.float32) - 0.5).astype(np.float16)
+    c = example.matmul(a, b, 64, 64, 32, 2)
+    np.testing.assert_allclose(c.astype(np.float32), a.astype(np.float32) @ b.astype(np.float32),
+                               atol=2e-2, rtol=2e-2)
+    kernel = example.matmul_kernel.warmup(a, b, c, 128, 128, 64, 64, 64, 32, 2, num_warps=4,
+                                          grid=(2, 2))
+    kernel.compile_for("cuda:80")
+    ptx = kernel.asm["ptx"]
+    assert "mma.sync.aligned.m16n8k16" in ptx and "cp.async" in ptx and "ldmatrix" in ptx
