@@ -428,7 +428,12 @@ Handle frontend::Builder::localAlloc(const std::string &dtype,
   DType element = s.dtypeOf(dtype);
   if (element.isPointer())
     fail("shared memory holds numbers, not pointers");
-  Impl::checkShape(shape);
+  // Leading dimensions stack buffers (a pipeline's stages): any number.
+  for (auto [i, d] : llvm::enumerate(shape))
+    if (d <= 0 || (i + std::min<size_t>(2, shape.size()) >= shape.size() &&
+                   !llvm::isPowerOf2_64(d)))
+      fail("shared memory of shape " + shapeText(shape) +
+           ": dimensions must be positive, the last two powers of two");
   Attribute encoding = s.parseLayout(layout, shape, /*shared=*/true);
   auto type = MemDescType::get(shape, element.toMLIR(&s.context), encoding,
                                /*mutableMemory=*/true);

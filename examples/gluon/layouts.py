@@ -28,20 +28,28 @@ def row_sums_kernel(in_ptr, out_ptr, M: gl.constexpr, N: gl.constexpr, layout: g
     gl.store(out_ptr + rows, total)
 
 
-ROW_MAJOR = gl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
-COLUMN_MAJOR = gl.BlockedLayout([4, 1], [8, 4], [1, 4], [0, 1])
+def row_major(warp_size=32, num_warps=4):
+    """Each thread 4 consecutive elements of a row, 8 threads a 32-element
+    run of it: a warp reads whole 128-byte lines."""
+    return gl.BlockedLayout([1, 4], [warp_size // 8, 8], [num_warps, 1], [1, 0])
+
+
+def column_major(warp_size=32, num_warps=4):
+    """Each thread 4 elements down a column: a warp's neighbouring threads
+    read different rows, a line each."""
+    return gl.BlockedLayout([4, 1], [8, warp_size // 8], [1, num_warps], [0, 1])
 
 
 def main():
     rng = np.random.default_rng(0)
     M, N = 64, 128
     x = rng.random((4 * M, N), dtype=np.float32)
-    for layout in (ROW_MAJOR, COLUMN_MAJOR):
+    for layout in (row_major(), column_major()):
         out = np.empty_like(x)
         copy_2d_kernel[(4,)](x, out, M, N, layout)
         np.testing.assert_array_equal(out, x)
     sums = np.empty(M, np.float32)
-    row_sums_kernel[(1,)](x, sums, M, N, ROW_MAJOR)
+    row_sums_kernel[(1,)](x, sums, M, N, row_major())
     np.testing.assert_allclose(sums, x[:M].sum(axis=1), rtol=1e-5)
     print("gluon layouts: row- and column-major copies exact, row sums match numpy")
 

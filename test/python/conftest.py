@@ -27,6 +27,9 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.addinivalue_line(
+        "markers", "lanes(n): explicit-level kernels whose layouts are for warps of n lanes; "
+        "the compile check leaves out targets of another warp size")
+    config.addinivalue_line(
         "markers", "not_on_amd: the kernel uses what AMD GPUs cannot compile without the ROCm "
         "device libraries (f64 transcendentals, printing); the compile check leaves out hip "
         "targets (test_amd.py checks the errors)")
@@ -39,11 +42,19 @@ def pytest_unconfigure(config):
     shutil.rmtree(getattr(config, "_tessera_cache", ""), ignore_errors=True)
 
 
+def _lanes(target):
+    """The warp size of a target: 64 on CDNA (gfx9), 32 elsewhere."""
+    return 64 if target.startswith("hip:gfx9") else 32
+
+
 @pytest.fixture(autouse=True)
 def compile_check(request, monkeypatch):
     targets = [t for t in request.config.getoption("--compile-for").split(",") if t]
     if request.node.get_closest_marker("not_on_amd"):
         targets = [t for t in targets if not t.startswith("hip:")]
+    lanes = request.node.get_closest_marker("lanes")
+    if lanes:
+        targets = [t for t in targets if _lanes(t) == lanes.args[0]]
     if targets:
         monkeypatch.setenv("TESSERA_COMPILE_CHECK", ",".join(targets))
 

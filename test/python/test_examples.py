@@ -5,10 +5,17 @@ import pathlib
 
 import pytest
 
-EXAMPLES = sorted((pathlib.Path(__file__).parents[2] / "examples" / "python").glob("*.py"))
+ROOT = pathlib.Path(__file__).parents[2] / "examples"
+EXAMPLES = sorted((ROOT / "python").glob("*.py"))
+# The explicit level's, whose layouts are for 32-lane warps.
+GLUON_EXAMPLES = sorted((ROOT / "gluon").glob("*.py"))
 
 
-@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", EXAMPLES + [
+    pytest.param(p, marks=[pytest.mark.lanes(32)] + (
+        [pytest.mark.not_on_amd] if "mma_v2" in p.stem else []), id=f"gluon_{p.stem}")
+    for p in GLUON_EXAMPLES],
+    ids=lambda p: p.stem)
 def test_example(device, path, capsys):
     spec = importlib.util.spec_from_file_location(f"example_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
@@ -20,3 +27,5 @@ def test_example(device, path, capsys):
 def test_all_examples_are_here():
     assert {p.stem for p in EXAMPLES} >= {"vector_add", "softmax", "layer_norm", "matmul",
                                           "triton_port"}
+    assert {p.stem for p in GLUON_EXAMPLES} >= {"memcpy", "layouts", "async_copy",
+                                                "matmul_mma_v2"}

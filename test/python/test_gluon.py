@@ -11,6 +11,18 @@ from tessera.experimental.gluon.language.amd import AMDMFMALayout, AMDWMMALayout
 from tessera.experimental.gluon.language.nvidia.ampere import async_copy, mma_v2
 
 
+# The layouts here are for 32-lane warps (test_examples_compile_for_amd
+# compiles 64-lane ones).
+pytestmark = pytest.mark.lanes(32)
+
+
+@pytest.fixture
+def own_targets(monkeypatch):
+    """For tests that compile for the targets they name (kernels for another
+    warp size, or made to fail): no --compile-for check of their own."""
+    monkeypatch.delenv("TESSERA_COMPILE_CHECK", raising=False)
+
+
 def line_of(snippet):
     with open(__file__) as f:
         return next(i for i, line in enumerate(f, 1) if snippet in line and "line_of" not in line)
@@ -245,7 +257,7 @@ def test_set_auto_layout_needs_an_auto_tensor():
         kernel.warmup(np.zeros(128, np.int32), grid=(1,))
 
 
-def test_warp_size_is_checked_against_the_target():
+def test_warp_size_is_checked_against_the_target(own_targets):
     kernel = copy_kernel.warmup(np.zeros(8, np.float32), np.zeros(8, np.float32), 8, 512,
                                 BLOCKED_1D, grid=(1,))
     kernel.compile_for("cuda:90")
@@ -256,7 +268,7 @@ def test_warp_size_is_checked_against_the_target():
     assert f"test_gluon.py:{line_of('gl.load(src + offsets, mask) * 2.0')}:" in str(e.value)
 
 
-def test_warps_are_checked_against_num_warps():
+def test_warps_are_checked_against_num_warps(own_targets):
     kernel = copy_kernel.warmup(np.zeros(8, np.float32), np.zeros(8, np.float32), 8, 512,
                                 BLOCKED_1D, grid=(1,), num_warps=8)
     with pytest.raises(tessera.CompilationError, match="num_warps=8"):
@@ -330,14 +342,14 @@ def test_async_copy(device, rng):
     np.testing.assert_array_equal(out.reshape(-1), expected)
 
 
-def test_async_copy_compiles_to_cp_async():
+def test_async_copy_compiles_to_cp_async(own_targets):
     x = np.zeros((32, 64), np.float32)
     kernel = async_copy_kernel.warmup(x, x, 1000, ROWS, SHARED, grid=(1,))
     kernel.compile_for("cuda:80")
     assert "cp.async" in kernel.asm["ptx"]
 
 
-def test_shared_memory_overflow_names_the_bytes():
+def test_shared_memory_overflow_names_the_bytes(own_targets):
     @gluon.jit
     def kernel(x_ptr, layout: gl.constexpr, shared: gl.constexpr):
         rows = gl.arange(0, 32, gl.SliceLayout(1, layout))
@@ -351,13 +363,9 @@ def test_shared_memory_overflow_names_the_bytes():
     assert "2097152" in str(e.value)
 
 
+@pytest.mark.not_on_amd  # mma_v2 is an NVIDIA instruction
 def test_mma_v2_matmul(device):
-    import importlib.util
-    import pathlib
-    path = pathlib.Path(__file__).parents[2] / "examples" / "gluon" / "matmul_mma_v2.py"
-    spec = importlib.util.spec_from_file_location("gluon_matmul_example", path)
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
+    example = _example("matmul_mma_v2")
     rng = np.random.default_rng(1)
     a = (rng.random((128, 64), dtype=np.float32) - 0.5).astype(np.float16)
     b = (rng.random((64, 128), dtype=np.float32) - 0.5).astype(np.float16)
@@ -369,3 +377,30 @@ def test_mma_v2_matmul(device):
     kernel.compile_for("cuda:80")
     ptx = kernel.asm["ptx"]
     assert "mma.sync.aligned.m16n8k16" in ptx and "cp.async" in ptx and "ldmatrix" in ptx
+
+
+def _example(name):
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).parents[2] / "examples" / "gluon" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"gluon_example_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("target, lanes", [("cuda:90", 32), ("hip:gfx942", 64),
+                                           ("hip:gfx1100", 32)])
+def test_examples_compile_for_nvidia_and_amd(own_targets, target, lanes):
+    x = np.zeros((64, 64), np.float32)
+    memcpy = _example("memcpy").memcpy_kernel.warmup(x, x, x.size, 1024, lanes, grid=(1,))
+    layouts = _example("layouts")
+    copies = [layouts.copy_2d_kernel.warmup(x, x, 16, 64, layout(lanes), grid=(1,))
+              for layout in (layouts.row_major, layouts.column_major)]
+    scale = _example("async_copy").scale_kernel.warmup(x, x, 2.0, 64, 64, 16, 4, 3, lanes,
+                                                       grid=(1,))
+    for kernel in [memcpy, scale] + copies:
+        binary = kernel.compile_for(target)
+        assert binary.warp_size == lanes
+    if target.startswith("cuda"):
+        assert "cp.async" in scale.asm["ptx"]
