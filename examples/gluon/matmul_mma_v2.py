@@ -14,7 +14,9 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: gl.constexpr, BLOCK_N: 
                   BLOCK_K: gl.constexpr, STAGES: gl.constexpr):
     # Loads: each thread copies 8 consecutive halves (16 bytes) of a row.
     load_layout: gl.constexpr = gl.BlockedLayout([1, 8], [4, 8], [gl.num_warps(), 1], [1, 0])
-    mma: gl.constexpr = gl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[2, 2],
+    # Warps tile the block 2 along N, the rest along M.
+    mma: gl.constexpr = gl.NVMMADistributedLayout(version=[2, 0],
+                                                  warps_per_cta=[gl.num_warps() // 2, 2],
                                                   instr_shape=[16, 8])
     a_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=mma, k_width=2)
     b_layout: gl.constexpr = gl.DotOperandLayout(operand_index=1, parent=mma, k_width=2)
@@ -59,12 +61,13 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: gl.constexpr, BLOCK_N: 
     gl.store(c_ptr + out_rows[:, None] * N + out_cols[None, :], acc.to(gl.float16))
 
 
-def matmul(a, b, block_m=128, block_n=128, block_k=32, stages=3):
+def matmul(a, b, block_m=128, block_n=128, block_k=32, stages=3, num_warps=4):
     M, K = a.shape
     N = b.shape[1]
     c = np.empty((M, N), np.float16) if isinstance(a, np.ndarray) else a.new_empty((M, N))
     grid = (M // block_m, N // block_n)
-    matmul_kernel[grid](a, b, c, M, N, K, block_m, block_n, block_k, stages, num_warps=4)
+    matmul_kernel[grid](a, b, c, M, N, K, block_m, block_n, block_k, stages,
+                        num_warps=num_warps)
     return c
 
 
