@@ -104,6 +104,28 @@ Attribute permutedLayout(Attribute layout, ArrayRef<int32_t> order,
   return LinearEncodingAttr::get(context, *result);
 }
 
+/// The layout of `layout`'s tensors of shape `from` reshaped to `to`, row
+/// major as tile.reshape is: each thread keeps its elements, in its linear
+/// form.
+Attribute reshapedLayout(Attribute layout, ArrayRef<int64_t> from,
+                         ArrayRef<int64_t> to) {
+  auto distributed = dyn_cast<DistributedLayoutAttrInterface>(layout);
+  if (!distributed)
+    return {};
+  // The last dimension holds the lowest bits of the row-major index.
+  SmallVector<std::string> fromMinorFirst, toMajorFirst = dimNames(to.size());
+  for (unsigned d = from.size(); d-- > 0;)
+    fromMinorFirst.push_back(dimName(d));
+  std::vector<std::pair<std::string, int32_t>> toMinorFirst;
+  for (unsigned d = to.size(); d-- > 0;)
+    toMinorFirst.push_back({dimName(d), static_cast<int32_t>(to[d])});
+  LinearLayout reshaped = distributed.toLinearLayout(from)
+                              .transposeOuts(fromMinorFirst)
+                              .reshapeOuts(toMinorFirst)
+                              .transposeOuts(toMajorFirst);
+  return LinearEncodingAttr::get(layout.getContext(), reshaped);
+}
+
 /// The layout operand `index` of `op` has when its result has `layout`,
 /// for the ops a value without a layout of its own can come from.
 Attribute operandLayout(Operation *op, unsigned index, Attribute layout) {
@@ -120,6 +142,10 @@ Attribute operandLayout(Operation *op, unsigned index, Attribute layout) {
         if (!slice || slice.getDim() != reduce.getAxis())
           return {};
         return slice.getParent();
+      })
+      .Case([&](ReshapeOp reshape) -> Attribute {
+        return reshapedLayout(layout, reshape.getType().getShape(),
+                              reshape.getSrc().getType().getShape());
       })
       .Case([&](TransOp trans) -> Attribute {
         // The inverse permutation takes the result back.
@@ -260,6 +286,12 @@ void frontend::Builder::Impl::settleOp(Operation *op) {
         if (Attribute layout = layoutOf(trans.getSrc()))
           setResults(permutedLayout(layout, trans.getOrder(),
                                     trans.getSrc().getType().getShape()));
+      })
+      .Case([&](ReshapeOp reshape) {
+        if (Attribute layout = layoutOf(reshape.getSrc()))
+          setResults(reshapedLayout(layout,
+                                    reshape.getSrc().getType().getShape(),
+                                    reshape.getType().getShape()));
       })
       .Case([&](ReduceOp reduce) {
         Attribute layout;

@@ -15,5 +15,9 @@ config.environment["PATH"] = os.pathsep.join(
     [config.tessera_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope --allow-unused-prefixes=false"
 
+# The tools read Python (kernels, layouts) through the tessera package.
+if config.tessera_python.upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("python")
+
 config.substitutions.append(("%tessera_src_root", config.tessera_src_root))
 config.substitutions.append(("%tessera_tools_dir", config.tessera_tools_dir))

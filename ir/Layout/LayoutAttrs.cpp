@@ -190,41 +190,57 @@ LinearEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+/// `[[b00, b01, ...], [b10, ...], ...]`: a list of bases, each of one value
+/// per tensor dimension; `rank` is that number once a basis gave it (0
+/// before).
+static ParseResult parseBases(AsmParser &parser, size_t &rank,
+                              LinearLayout::Bases &bases) {
+  auto parseBasis = [&]() -> ParseResult {
+    std::vector<int32_t> basis;
+    if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                       [&]() -> ParseResult {
+                                         int32_t value;
+                                         if (parser.parseInteger(value))
+                                           return failure();
+                                         basis.push_back(value);
+                                         return success();
+                                       }))
+      return failure();
+    if (rank && basis.size() != rank)
+      return parser.emitError(parser.getCurrentLocation(),
+                              "every basis needs one value per tensor "
+                              "dimension (")
+             << rank << ")";
+    rank = basis.size();
+    bases.push_back(std::move(basis));
+    return success();
+  };
+  return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                        parseBasis);
+}
+
+/// Prints bases as parseBases reads them.
+static void printBases(AsmPrinter &printer, const LinearLayout::Bases &bases) {
+  printer << "[";
+  llvm::interleaveComma(bases, printer, [&](const auto &basis) {
+    printer << "[";
+    llvm::interleaveComma(basis, printer);
+    printer << "]";
+  });
+  printer << "]";
+}
+
 Attribute LinearEncodingAttr::parse(AsmParser &parser, Type) {
   std::vector<LinearLayout::InDim> ins;
   size_t rank = 0;
-  bool rankKnown = false;
   if (parser.parseLess() || parser.parseLBrace())
     return {};
   for (const char *name : kHardwareDims) {
     if (name != kHardwareDims[0] && parser.parseComma())
       return {};
-    if (parser.parseKeyword(name) || parser.parseEqual())
-      return {};
     LinearLayout::InDim in{name, {}};
-    auto parseBasis = [&]() -> ParseResult {
-      std::vector<int32_t> basis;
-      if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
-                                         [&]() -> ParseResult {
-                                           int32_t value;
-                                           if (parser.parseInteger(value))
-                                             return failure();
-                                           basis.push_back(value);
-                                           return success();
-                                         }))
-        return failure();
-      if (rankKnown && basis.size() != rank)
-        return parser.emitError(parser.getCurrentLocation(),
-                                "every basis needs one value per tensor "
-                                "dimension (")
-               << rank << ")";
-      rank = basis.size();
-      rankKnown = true;
-      in.bases.push_back(std::move(basis));
-      return success();
-    };
-    if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
-                                       parseBasis))
+    if (parser.parseKeyword(name) || parser.parseEqual() ||
+        parseBases(parser, rank, in.bases))
       return {};
     ins.push_back(std::move(in));
   }
@@ -241,16 +257,11 @@ Attribute LinearEncodingAttr::parse(AsmParser &parser, Type) {
 
 void LinearEncodingAttr::print(AsmPrinter &printer) const {
   printer << "<{";
-  llvm::interleaveComma(
-      getLayout().getInDims(), printer, [&](const LinearLayout::InDim &in) {
-        printer << in.name << " = [";
-        llvm::interleaveComma(in.bases, printer, [&](const auto &basis) {
-          printer << "[";
-          llvm::interleaveComma(basis, printer);
-          printer << "]";
-        });
-        printer << "]";
-      });
+  llvm::interleaveComma(getLayout().getInDims(), printer,
+                        [&](const LinearLayout::InDim &in) {
+                          printer << in.name << " = ";
+                          printBases(printer, in.bases);
+                        });
   printer << "}>";
 }
 
@@ -386,6 +397,70 @@ LinearLayout
 NVMMASharedLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   return nvmmaSharedLayout(shape, getSwizzlingByteWidth(), getTransposed(),
                            getElementBitWidth());
+}
+
+LogicalResult
+SharedLinearEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 LinearLayout layout, unsigned alignment) {
+  if (layout.getInDimNames() != SmallVector<std::string>{kOffset})
+    return emitError() << "a shared linear layout maps the offset only";
+  if (layout.getOutDimNames() != dimNames(layout.getNumOutDims()))
+    return emitError() << "a shared linear layout maps to dim0, dim1, ...";
+  if (!layout.isInjective())
+    return emitError() << "a shared linear layout puts two elements at one "
+                          "offset";
+  if (!llvm::isPowerOf2_32(alignment))
+    return emitError() << "alignment must be a power of two, got " << alignment;
+  return success();
+}
+
+Attribute SharedLinearEncodingAttr::parse(AsmParser &parser, Type) {
+  LinearLayout::Bases bases;
+  size_t rank = 0;
+  unsigned alignment = 16;
+  if (parser.parseLess() || parser.parseLBrace() ||
+      parser.parseKeyword(kOffset) || parser.parseEqual() ||
+      parseBases(parser, rank, bases))
+    return {};
+  if (succeeded(parser.parseOptionalComma()) &&
+      (parser.parseKeyword("alignment") || parser.parseEqual() ||
+       parser.parseInteger(alignment)))
+    return {};
+  if (parser.parseRBrace() || parser.parseGreater())
+    return {};
+  llvm::Expected<LinearLayout> layout = LinearLayout::createWithMinimalOuts(
+      {{kOffset, std::move(bases)}}, dimNames(rank));
+  if (!layout) {
+    parser.emitError(parser.getNameLoc(), llvm::toString(layout.takeError()));
+    return {};
+  }
+  return parser.getChecked<SharedLinearEncodingAttr>(parser.getContext(),
+                                                     *layout, alignment);
+}
+
+void SharedLinearEncodingAttr::print(AsmPrinter &printer) const {
+  printer << "<{" << kOffset << " = ";
+  printBases(printer, getLayout().getInDims().front().bases);
+  printer << ", alignment = " << getAlignment() << "}>";
+}
+
+LogicalResult SharedLinearEncodingAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  if (failed(verifyRank(emitError, *this, getLayout().getNumOutDims(), shape)))
+    return failure();
+  for (auto [d, size] : llvm::enumerate(shape))
+    if (getLayout().getOutDimSize(dimName(d)) != size)
+      return emitError() << "layout " << *this << " lays out "
+                         << getLayout().getOutDimSize(dimName(d))
+                         << " elements along dimension " << d << ", not "
+                         << size;
+  return success();
+}
+
+LinearLayout
+SharedLinearEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  return getLayout();
 }
 
 //===----------------------------------------------------------------------===//

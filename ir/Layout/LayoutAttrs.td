@@ -206,4 +206,22 @@ def Tile_NVMMASharedLayoutAttr : Tile_LayoutAttr<"NVMMASharedLayout",
   }];
 }
 
+def Tile_SharedLinearLayoutAttr : Tile_LayoutAttr<"SharedLinearEncoding",
+    "shared_linear", [DeclareAttrInterfaceMethods<Tile_SharedLayoutInterface>]> {
+  let summary = "a shared-memory layout given by its linear form";
+  let description = [{
+    The tensor coordinates of each bit of an element's offset in the
+    buffer, low bit first (Gluon's SharedLinearLayout); the buffer starts
+    at a multiple of `alignment` bytes (16 where not given). Every element
+    has an offset of its own.
+
+    ```mlir
+    #tile.shared_linear<{offset = [[0, 1], [0, 2], [1, 0], [2, 1]], alignment = 16}>
+    ```
+  }];
+  let parameters = (ins "::mlir::tile::LinearLayout":$layout,
+                        "unsigned":$alignment);
+  let hasCustomAssemblyFormat = 1;
+}
+
 #endif // TESSERA_IR_LAYOUT_LAYOUTATTRS_TD

@@ -786,6 +786,27 @@ Attribute mlir::tile::transposeSharedLayout(Attribute encoding,
         encoding.getContext(), swizzled.getVec(), swizzled.getPerPhase(),
         swizzled.getMaxPhase(), newOrder);
   }
+  if (auto linear = dyn_cast<SharedLinearEncodingAttr>(encoding)) {
+    const LinearLayout &layout = linear.getLayout();
+    if (layout.getNumOutDims() != order.size())
+      return {};
+    // Basis coordinate i of the view is coordinate order[i] of the source.
+    LinearLayout::Bases bases;
+    for (const std::vector<int32_t> &basis : layout.getInDims().front().bases) {
+      std::vector<int32_t> permuted;
+      for (int32_t dim : order)
+        permuted.push_back(basis[dim]);
+      bases.push_back(std::move(permuted));
+    }
+    std::vector<LinearLayout::OutDim> outs;
+    for (auto [i, dim] : llvm::enumerate(order))
+      outs.push_back({dimName(i), layout.getOutDimSize(dimName(dim))});
+    return SharedLinearEncodingAttr::get(
+        encoding.getContext(),
+        llvm::cantFail(LinearLayout::create({{kOffset, std::move(bases)}},
+                                            std::move(outs))),
+        linear.getAlignment());
+  }
   if (auto nvmma = dyn_cast<NVMMASharedLayoutAttr>(encoding)) {
     if (order.size() != 2)
       return {};

@@ -8,6 +8,7 @@
 #include "backends/Backend.h"
 #include "backends/Compiler.h"
 #include "frontend/Builder.h"
+#include "frontend/Layouts.h"
 #include "python/src/Launch.h"
 #include "runtime/Driver.h"
 #include "runtime/KernelCache.h"
@@ -246,6 +247,16 @@ PYBIND11_MODULE(_tessera, m) {
         py::arg("num_warps"), py::arg("warp_size"),
         py::call_guard<py::gil_scoped_release>(),
         "The tile-layout stage: every tensor given a GPU layout.");
+
+  m.def("linear_layout_bases", &mlir::tile::frontend::linearLayoutBases,
+        py::arg("layout"), py::arg("shape"),
+        "The linear form of a layout (attribute text) over a shape: "
+        "[(input dimension, bases)].");
+  m.def("bank_conflicts", &mlir::tile::frontend::bankConflicts,
+        py::arg("layout"), py::arg("shared"), py::arg("shape"),
+        py::arg("element_bitwidth"),
+        "Extra shared-memory wavefronts of a warp's store of a tensor in "
+        "`layout` into a buffer laid out by `shared`.");
 
   py::class_<Handle>(m, "Handle")
       .def_readonly("dtype", &Handle::dtype)

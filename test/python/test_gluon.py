@@ -313,10 +313,18 @@ def shared_kernel(x_ptr, out_ptr, t_ptr, layout: gl.constexpr, shared: gl.conste
     gl.store(t_ptr + t_rows[:, None] * 32 + t_cols[None, :], half)
 
 
-def test_shared_memory(device, rng):
+# Row-major 32x64 with each row's groups of 4 columns XORed with the row
+# (offset bits 0-5 the column, bits 6-10 the row and the swizzle).
+SHARED_LINEAR = gl.SharedLinearLayout(
+    [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 32], [1, 4], [2, 8], [4, 16], [8, 32],
+     [16, 0]])
+
+
+@pytest.mark.parametrize("shared", [SHARED, SHARED_LINEAR], ids=["swizzled", "linear"])
+def test_shared_memory(device, rng, shared):
     x = rng.random((32, 64), dtype=np.float32)
     out, t = np.zeros_like(x), np.zeros((32, 32), np.float32)
-    shared_kernel[(1,)](x, out, t, ROWS, SHARED)
+    shared_kernel[(1,)](x, out, t, ROWS, shared)
     np.testing.assert_array_equal(out, x)
     np.testing.assert_array_equal(t, x[:, 32:].T)
 
@@ -404,3 +412,129 @@ def test_examples_compile_for_nvidia_and_amd(own_targets, target, lanes):
         assert binary.warp_size == lanes
     if target.startswith("cuda"):
         assert "cp.async" in scale.asm["ptx"]
+
+
+# ----------------------------------------------------------------------------
+# Layout queries, reshapes, helpers
+# ----------------------------------------------------------------------------
+
+def test_to_linear_layout():
+    linear = gl.to_linear_layout(gl.BlockedLayout([1, 4], [4, 8], [2, 2], [1, 0]), [16, 64])
+    assert isinstance(linear, gl.DistributedLinearLayout)
+    assert linear.reg_bases[:2] == [[0, 1], [0, 2]]
+    assert linear.lane_bases == [[0, 4], [0, 8], [0, 16], [1, 0], [2, 0]]
+    assert linear.warp_bases == [[0, 32], [4, 0]]
+    # Registers repeat the block down the rows.
+    assert linear.reg_bases[2:] == [[8, 0]]
+    shared = gl.to_linear_layout(gl.SwizzledSharedLayout(1, 1, 1, [1, 0]), [4, 8])
+    assert shared.offset_bases == [[0, 1], [0, 2], [0, 4], [1, 0], [2, 0]]
+
+
+@pytest.mark.parametrize("shared, conflicts", [
+    (gl.SwizzledSharedLayout(1, 1, 1, [1, 0]), True),
+    (gl.SwizzledSharedLayout(4, 1, 8, [1, 0]), False),
+])
+def test_bank_conflicts(shared, conflicts):
+    # A warp's 32 lanes store 16 bytes each, one row apart, into a row-major
+    # buffer of 32 floats (128 bytes) a row: unswizzled, all in the same 4
+    # banks; XOR-swizzled by the row, 8 rows fill all 32.
+    column = gl.BlockedLayout([1, 4], [32, 1], [1, 4], [1, 0])
+    distr = gl.distributed_type(gl.float32, [64, 32], column)
+    count = gl.bank_conflicts(distr, _SharedType(gl.float32, [64, 32], shared))
+    assert (count > 0) == conflicts, count
+
+
+class _SharedType:
+    """What bank_conflicts reads of a shared memory descriptor."""
+
+    def __init__(self, dtype, shape, layout):
+        self.element_ty, self.shape, self.layout = dtype, shape, layout
+
+
+@gluon.jit
+def reshape_kernel(x_ptr, out_ptr, layout: gl.constexpr):
+    offsets = gl.arange(0, 512, layout)
+    x = gl.reshape(gl.load(x_ptr + offsets), [16, 32])
+    total = gl.sum(x, axis=1)
+    rows = gl.arange(0, 16, total.type.layout)
+    gl.store(out_ptr + rows, total)
+
+
+def test_reshape_keeps_each_element_where_it_is(device, rng):
+    x = rng.random(512, dtype=np.float32)
+    out = np.zeros(16, np.float32)
+    reshape_kernel[(1,)](x, out, BLOCKED_1D)
+    np.testing.assert_allclose(out, x.reshape(16, 32).sum(axis=1), rtol=1e-5)
+    kernel = reshape_kernel.warmup(x, out, BLOCKED_1D, grid=(1,))
+    assert "tile.convert_layout" not in kernel.asm["tile"]
+
+
+@gluon.constexpr_function
+def rows_layout(num_warps):
+    return gl.BlockedLayout([1, 4], [4, 8], [num_warps, 1], [1, 0])
+
+
+@gluon.jit
+def add_one(x):
+    return x + 1
+
+
+@gluon.jit
+def helper_kernel(x_ptr, N: gl.constexpr):
+    layout: gl.constexpr = rows_layout(gl.num_warps())
+    gl.static_assert(N % 32 == 0)
+    offsets = gl.arange(0, 16, gl.SliceLayout(1, layout))[:, None] * N + \
+        gl.arange(0, N, gl.SliceLayout(0, layout))[None, :]
+    for _ in gl.static_range(2):
+        gl.store(x_ptr + offsets, add_one(gl.load(x_ptr + offsets)))
+
+
+def test_helpers_constexpr_functions_and_static_range(device):
+    x = np.zeros((16, 64), np.float32)
+    helper_kernel[(gl.cdiv(16, 16),)](x, 64, num_warps=2)
+    np.testing.assert_array_equal(x, 2)
+
+
+@gluon.jit
+def tuned_kernel(x_ptr, n, XBLOCK: gl.constexpr):
+    offsets = gl.program_id(0) * XBLOCK + gl.arange(
+        0, XBLOCK, gl.BlockedLayout([1], [32], [gl.num_warps()], [0]))
+    gl.store(x_ptr + offsets, gl.load(x_ptr + offsets, offsets < n) * 3, offsets < n)
+
+
+def test_autotune_heuristics_warmup_asm_and_compile(device, rng):
+    tuned = tessera.autotune(configs=[tessera.Config({"XBLOCK": 128}, num_warps=4),
+                                      tessera.Config({"XBLOCK": 256}, num_warps=8)],
+                             key=["n"], restore_value=["x_ptr"])(tuned_kernel)
+    x = rng.random(1000, dtype=np.float32)
+    expected = x * 3
+    tuned[lambda meta: (tessera.cdiv(1000, meta["XBLOCK"]),)](x, 1000)
+    np.testing.assert_allclose(x, expected, rtol=1e-6)
+    assert tuned.best_config.kwargs["XBLOCK"] in (128, 256)
+
+    @tessera.heuristics({"XBLOCK": lambda args: 256})
+    @gluon.jit
+    def heuristic_kernel(x_ptr, n, XBLOCK: gl.constexpr):
+        offsets = gl.arange(0, XBLOCK, gl.BlockedLayout([1], [32], [gl.num_warps()], [0]))
+        gl.store(x_ptr + offsets, XBLOCK + offsets * 0, offsets < n)
+
+    y = np.zeros(256, np.int32)
+    heuristic_kernel[(1,)](y, 256)
+    assert (y == 256).all()
+
+    compiled = tuned_kernel.warmup(x, 1000, 128, grid=(1,), num_warps=4)
+    assert "#tile.blocked" in compiled.asm["tile"]
+    ahead = tessera.compile(tuned_kernel, {"x_ptr": "*fp32:16", "n": "i32"}, "cuda:90",
+                            constexprs={"XBLOCK": 128})
+    assert "ld.global" in ahead.asm["ptx"]
+
+
+def test_aot_tool_compiles_a_gluon_example(tmp_path, capsys):
+    import pathlib
+
+    from tessera import aot
+    path = pathlib.Path(__file__).parents[2] / "examples" / "gluon" / "memcpy.py"
+    status = aot.main([str(path), "-n", "memcpy_kernel", "-s", "*fp32:16, *fp32:16, i32, 1024",
+                       "--target", "cuda:90", "-o", str(tmp_path / "memcpy")])
+    assert status in (0, None)
+    assert any(p.suffix == ".c" for p in (tmp_path / "memcpy").iterdir())

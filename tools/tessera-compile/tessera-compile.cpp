@@ -16,6 +16,7 @@
 
 #include "backends/Compiler.h"
 #include "tools/common/InputFile.h"
+#include "tools/common/Python.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -57,40 +58,24 @@ llvm::cl::opt<Emit> emit(
         clEnumValN(Emit::Binary, "bin", "the binary (cubin, HSACO)"),
         clEnumValN(Emit::Metadata, "metadata",
                    "name, target, warps, shared memory")));
-/// Runs `python -m tessera.aot` with these arguments, the package found
-/// beside this program (a build tree's python/) before PYTHONPATH. Returns
-/// only where it cannot.
+/// Runs `python -m tessera.aot` with these arguments (tools/common/
+/// Python.h). Returns only where it cannot.
 int runPythonFrontend(char **argv) {
-#ifdef TESSERA_PYTHON
-  const char *python = std::getenv("TESSERA_PYTHON");
-  if (!python)
-    python = TESSERA_PYTHON;
-  std::string self = llvm::sys::fs::getMainExecutable(
+  std::string python = tessera::tools::preparePython(
       argv[0], reinterpret_cast<void *>(&runPythonFrontend));
-  llvm::SmallString<256> package(
-      llvm::sys::path::parent_path(llvm::sys::path::parent_path(self)));
-  llvm::sys::path::append(package, "python");
-  if (llvm::sys::fs::is_directory(package)) {
-    std::string path = package.str().str();
-    if (const char *existing = std::getenv("PYTHONPATH"); existing && *existing)
-      path += ":" + std::string(existing);
-    setenv("PYTHONPATH", path.c_str(), 1);
+  if (python.empty()) {
+    llvm::WithColor::error() << "this tessera-compile was built without "
+                                "Python: it compiles tile IR only\n";
+    return 1;
   }
-  std::vector<char *> args = {const_cast<char *>(python),
-                              const_cast<char *>("-m"),
+  std::vector<char *> args = {python.data(), const_cast<char *>("-m"),
                               const_cast<char *>("tessera.aot")};
   for (char **arg = argv + 1; *arg; ++arg)
     args.push_back(*arg);
   args.push_back(nullptr);
-  execvp(python, args.data());
+  execvp(python.c_str(), args.data());
   llvm::WithColor::error() << "cannot run " << python << ": "
                            << std::strerror(errno) << "\n";
-#else
-  (void)argv;
-  llvm::WithColor::error()
-      << "this tessera-compile was built without Python: it compiles tile IR "
-         "only\n";
-#endif
   return 1;
 }
 

@@ -10,11 +10,19 @@
 // layout: how data moves, and for a trip through shared memory its size,
 // swizzle and bank traffic.
 //
+// Layouts may be spelt as a Gluon kernel spells them, read through the
+// tessera package:
+//
+//   tessera-layout -l 'gl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])' ...
+//
 //===----------------------------------------------------------------------===//
 
+#include "backends/amd/IR/AmdDialect.h"
+#include "backends/nvidia/IR/NvidiaDialect.h"
 #include "ir/Layout/ConversionPlan.h"
 #include "ir/Layout/LayoutAttrs.h"
 #include "ir/Tile/TileDialect.h"
+#include "tools/common/Python.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -22,7 +30,10 @@
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -59,6 +70,51 @@ std::string coordText(const LinearLayout::Point &point) {
   llvm::interleaveComma(point, os, [&](const auto &p) { os << p.second; });
   os << ")";
   return text;
+}
+
+/// Evaluates a layout spelt in Python (`gl.BlockedLayout(...)`, `gl.` and
+/// `amd.` optional) with the tessera package: its attribute text, or an
+/// error saying why not.
+llvm::Expected<std::string> layoutFromPython(const char *argv0,
+                                             llvm::StringRef spelling) {
+  auto error = [](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+  };
+  std::string python = tessera::tools::preparePython(
+      argv0, reinterpret_cast<void *>(&layoutFromPython));
+  if (python.empty())
+    return error("this tessera-layout was built without Python: give the "
+                 "layout as an attribute ('#tile.blocked<{...}>')");
+  llvm::SmallString<128> output;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("tessera-layout", "txt", output))
+    return error("cannot make a temporary file: " + ec.message());
+  llvm::FileRemover remover(output);
+  static constexpr const char *script =
+      "import sys\n"
+      "from tessera.experimental.gluon import language as gl\n"
+      "from tessera.experimental.gluon.language import amd\n"
+      "names = dict(vars(gl), gl=gl, amd=amd, "
+      "AMDMFMALayout=amd.AMDMFMALayout,\n"
+      "             AMDWMMALayout=amd.AMDWMMALayout)\n"
+      "layout = eval(sys.argv[1], names)\n"
+      "if not isinstance(layout, (gl.DistributedLayout, gl.SharedLayout)):\n"
+      "    sys.exit(f'{sys.argv[1]} is not a layout')\n"
+      "print(layout._to_ir())\n";
+  llvm::StringRef args[] = {python, "-c", script, spelling};
+  std::optional<llvm::StringRef> redirects[] = {
+      std::nullopt, llvm::StringRef(output), std::nullopt};
+  std::string message;
+  int status = llvm::sys::ExecuteAndWait(python, args, std::nullopt, redirects,
+                                         0, 0, &message);
+  if (status != 0)
+    return error("cannot read the layout '" + spelling + "' in Python" +
+                 (message.empty() ? "" : ": " + message));
+  auto text = llvm::MemoryBuffer::getFile(output);
+  if (!text)
+    return error("cannot read what Python printed: " +
+                 text.getError().message());
+  return (*text)->getBuffer().trim().str();
 }
 
 /// Flattens a tensor coordinate, row-major.
@@ -103,11 +159,29 @@ int main(int argc, char **argv) {
       "Tessera layout viewer: which (warp, lane, register) holds each "
       "element of a tensor\n");
   MLIRContext context;
-  context.loadDialect<TileDialect>();
+  context.loadDialect<TileDialect, nvidia::TileNvidiaDialect,
+                      amd::TileAmdDialect>();
   auto fail = [](const llvm::Twine &message) {
     llvm::WithColor::error(llvm::errs(), "tessera-layout") << message << "\n";
     return 1;
   };
+  // Layouts spelt in Python (a call: `gl.BlockedLayout(...)`) become
+  // attribute text first.
+  for (llvm::cl::opt<std::string> *text : {&layoutText, &targetText}) {
+    llvm::StringRef callee =
+        llvm::StringRef(*text).trim().split('(').first.rtrim();
+    bool isCall = llvm::StringRef(*text).contains('(') && !callee.empty() &&
+                  (llvm::isAlpha(callee.front()) || callee.front() == '_') &&
+                  llvm::all_of(callee, [](char c) {
+                    return llvm::isAlnum(c) || c == '_' || c == '.';
+                  });
+    if (!isCall)
+      continue;
+    llvm::Expected<std::string> attribute = layoutFromPython(argv[0], *text);
+    if (!attribute)
+      return fail(llvm::toString(attribute.takeError()));
+    *text = *attribute;
+  }
   // Parse errors are reported by the handler; it keeps the process alive.
   std::string diagnostics;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {

@@ -21,9 +21,10 @@ from ....language.standard import (abs, associative_scan, atomic_add, atomic_and
                                    program_id, reduce, reshape, rsqrt, sigmoid, sin, sqrt,
                                    sqrt_rn, static_assert, static_print, static_range, store, sum,
                                    trans, umulhi, where, xor_sum)
-from ._core import (allocate_shared_memory, arange, convert_layout, dot_fma, full, full_like,
-                    num_ctas, num_warps, set_auto_layout, shared_memory_descriptor,
-                    thread_barrier, zeros, zeros_like)
+from ._core import (allocate_shared_memory, arange, bank_conflicts, convert_layout,
+                    distributed_type, dot_fma, full, full_like, num_ctas, num_warps,
+                    set_auto_layout, shared_memory_descriptor, thread_barrier, to_linear_layout,
+                    zeros, zeros_like)
 from ._layouts import (AutoLayout, BlockedLayout, CoalescedLayout, DistributedLayout,
                        DistributedLinearLayout, DotOperandLayout, NVMMADistributedLayout,
                        NVMMASharedLayout, PaddedSharedLayout, SharedLayout, SharedLinearLayout,

@@ -11,11 +11,13 @@ from __future__ import annotations
 from ....language import core, standard
 from ....language.core import CompilationError, _dtype_argument, _state, _unwrap, tensor
 from ....language.standard import _call, _const_int, _shape, _t
-from ._layouts import AutoLayout, DistributedLayout, SharedLayout, _from_ir
+from ._layouts import (AutoLayout, DistributedLayout, DistributedLinearLayout, SharedLayout,
+                       SharedLinearLayout, _from_ir)
 
-__all__ = ["allocate_shared_memory", "arange", "convert_layout", "dot_fma", "full", "full_like",
-           "num_ctas", "num_warps", "set_auto_layout", "shared_memory_descriptor",
-           "thread_barrier", "zeros", "zeros_like"]
+__all__ = ["allocate_shared_memory", "arange", "bank_conflicts", "convert_layout",
+           "distributed_type", "dot_fma", "full", "full_like", "num_ctas", "num_warps",
+           "set_auto_layout", "shared_memory_descriptor", "thread_barrier", "to_linear_layout",
+           "zeros", "zeros_like"]
 
 
 def _distributed(layout, what):
@@ -87,6 +89,57 @@ def set_auto_layout(value, layout):
     if isinstance(_unwrap(layout), AutoLayout):
         raise CompilationError("set_auto_layout needs a concrete layout, got AutoLayout")
     return tensor(_call("set_auto_layout", value.handle, _distributed(layout, "set_auto_layout")))
+
+
+def _layout_query(call, *args):
+    from .... import _tessera
+    try:
+        return getattr(_tessera, call)(*args)
+    except Exception as e:  # FrontendError
+        raise CompilationError(str(e)) from None
+
+
+def to_linear_layout(layout, shape):
+    """`layout` over a tensor (a buffer) of `shape` in its linear form: a
+    DistributedLinearLayout, or a SharedLinearLayout of its offset bases."""
+    layout = _unwrap(layout)
+    shape = [int(_unwrap(d)) for d in _unwrap(shape)]
+    if not isinstance(layout, (DistributedLayout, SharedLayout)):
+        raise CompilationError(f"to_linear_layout needs a layout, got {layout!r}")
+    bases = dict(_layout_query("linear_layout_bases", layout._to_ir(), shape))
+    if isinstance(layout, SharedLayout):
+        return SharedLinearLayout(bases.get("offset", []))
+    return DistributedLinearLayout(bases.get("register", []), bases.get("lane", []),
+                                   bases.get("warp", []), bases.get("block", []), shape)
+
+
+class distributed_type(core.block_type):
+    """The type of a tensor in registers: elements, shape and layout."""
+
+    def __init__(self, element_ty, shape, layout):
+        super().__init__(element_ty, shape, _unwrap(layout)._to_ir())
+        self._layout = _unwrap(layout)
+
+    @property
+    def layout(self):
+        return self._layout
+
+
+def bank_conflicts(distr_ty, shared_ty):
+    """The shared-memory wavefronts a warp's store of a tensor of `distr_ty`
+    into a buffer of `shared_ty` takes beyond the fewest it could (0:
+    conflict-free)."""
+    distr_ty, shared_ty = _unwrap(distr_ty), _unwrap(shared_ty)
+    distr_ty = getattr(distr_ty, "type", distr_ty)  # a tensor gives its type
+    if not isinstance(distr_ty.layout, DistributedLayout) or \
+            not isinstance(shared_ty.layout, SharedLayout):
+        raise CompilationError("bank_conflicts needs a distributed type and a shared memory "
+                               f"type, got {distr_ty!r} and {shared_ty!r}")
+    shape = [int(_unwrap(d)) for d in distr_ty.shape]
+    if shape != [int(_unwrap(d)) for d in shared_ty.shape]:
+        raise CompilationError(f"bank_conflicts: shapes {shape} and {list(shared_ty.shape)} differ")
+    return _layout_query("bank_conflicts", distr_ty.layout._to_ir(), shared_ty.layout._to_ir(),
+                         shape, distr_ty.element_ty.primitive_bitwidth)
 
 
 def num_warps():

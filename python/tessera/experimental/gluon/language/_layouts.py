@@ -151,7 +151,7 @@ class SliceLayout(DistributedLayout):
         if not isinstance(self.parent, DistributedLayout):
             raise CompilationError(f"SliceLayout's parent must be a distributed layout, "
                                    f"got {self.parent!r}")
-        if not 0 <= self.dim < self.parent.rank:
+        if self.parent.rank is not None and not 0 <= self.dim < self.parent.rank:
             raise CompilationError(f"SliceLayout's dim {self.dim} is out of range for a parent "
                                    f"of rank {self.parent.rank}")
 
@@ -335,16 +335,29 @@ class PaddedSharedLayout(SharedLayout):
 
 
 class SharedLinearLayout(SharedLayout):
-    """Gluon's shared layout by offset bases; not available yet."""
+    """A buffer's layout by the tensor coordinates of each bit of the
+    element offset (every element at an offset of its own)."""
+
+    _fields = ("offset_bases", "block_bases", "alignment")
 
     def __init__(self, offset_bases, block_bases=(), alignment=16):
-        self.offset_bases = _unwrap(offset_bases)
-        self.block_bases = _unwrap(block_bases)
-        self.alignment = _unwrap(alignment)
+        self.offset_bases = _bases(offset_bases, "offset_bases")
+        self.block_bases = _bases(block_bases, "block_bases")
+        self.alignment = int(_unwrap(alignment))
+        if self.block_bases:
+            raise CompilationError("SharedLinearLayout: block_bases (several CTAs) are not "
+                                   "supported")
+        if self.alignment <= 0 or self.alignment & (self.alignment - 1):
+            raise CompilationError(f"SharedLinearLayout's alignment must be a power of two, "
+                                   f"got {self.alignment}")
+
+    @property
+    def rank(self):
+        return len(self.offset_bases[0]) if self.offset_bases else 0
 
     def _ir(self):
-        raise CompilationError("SharedLinearLayout is not supported yet: use "
-                               "SwizzledSharedLayout or NVMMASharedLayout")
+        bases = "[" + ", ".join(_list(b) for b in self.offset_bases) + "]"
+        return f"#tile.shared_linear<{{offset = {bases}, alignment = {self.alignment}}}>"
 
 
 _INTS = r"\[([-0-9, ]*)\]"
@@ -394,6 +407,12 @@ class _CompilerLayout(DistributedLayout):
 
     def __init__(self, text):
         self.text = text
+
+    @property
+    def rank(self):
+        """The values of a linear form's first basis; None where unknown."""
+        m = re.search(r"\[\[([-0-9, ]*)\]", self.text)
+        return len(_int_list(m.group(1))) if m else None
 
     def _ir(self):
         return self.text
