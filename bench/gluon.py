@@ -12,7 +12,8 @@ beside its references from the same run:
 Upstream Triton's Gluon, where installed, runs the same example sources
 with only their imports changed, as a reference for each.
 
-    python3 bench/gluon.py
+    python3 bench/gluon.py                 # all three
+    python3 bench/gluon.py matmul          # one (memcpy, layouts, matmul)
 """
 
 import importlib.util
@@ -152,9 +153,12 @@ def main():
         sys.exit("bench/gluon.py needs torch and a CUDA GPU")
     if not torch.cuda.is_available():
         sys.exit("bench/gluon.py needs a CUDA GPU")
-    memcpy_figures(torch)
-    layout_figures(torch)
-    matmul_figures(torch)
+    parts = {"memcpy": memcpy_figures, "layouts": layout_figures, "matmul": matmul_figures}
+    chosen = sys.argv[1:] or list(parts)
+    for name in chosen:
+        if name not in parts:
+            sys.exit(f"bench/gluon.py: unknown part {name!r} (expected {', '.join(parts)})")
+        parts[name](torch)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 """A matmul written at the explicit level: operand tiles copied into
-shared memory with cp.async, two stages deep, read back in the operand
-layouts of mma.sync and multiplied on the tensor cores (mma_v2)."""
+shared memory with cp.async, STAGES deep, read back in the operand layouts
+of mma.sync (ldmatrix, through a swizzle without bank conflicts) and
+multiplied on the tensor cores (mma_v2). M, N and K are multiples of the
+block."""
 
 import numpy as np
 
@@ -9,9 +11,21 @@ from tessera.experimental.gluon import language as gl
 from tessera.experimental.gluon.language.nvidia.ampere import async_copy, mma_v2
 
 
+@gluon.constexpr_function
+def operand_swizzle(row_elements, element_bits):
+    """The XOR swizzle that lets ldmatrix read 8 rows of 16 bytes at once
+    without bank conflicts: 16-byte vectors, rows of a 128-byte line
+    sharing a phase."""
+    row_bytes = row_elements * element_bits // 8
+    vec = 128 // element_bits
+    per_phase = max(1, 128 // row_bytes)
+    max_phase = max(1, min(8, row_bytes // 16))
+    return gl.SwizzledSharedLayout(vec, per_phase, max_phase, [1, 0])
+
+
 @gluon.jit
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
-                  BLOCK_K: gl.constexpr, STAGES: gl.constexpr):
+                  BLOCK_K: gl.constexpr, STAGES: gl.constexpr, GROUP_M: gl.constexpr = 8):
     # Loads: each thread copies 8 consecutive halves (16 bytes) of a row.
     load_layout: gl.constexpr = gl.BlockedLayout([1, 8], [4, 8], [gl.num_warps(), 1], [1, 0])
     # Warps tile the block 2 along N, the rest along M.
@@ -20,10 +34,18 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: gl.constexpr, BLOCK_N: 
                                                   instr_shape=[16, 8])
     a_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=mma, k_width=2)
     b_layout: gl.constexpr = gl.DotOperandLayout(operand_index=1, parent=mma, k_width=2)
-    shared: gl.constexpr = gl.SwizzledSharedLayout(vec=8, per_phase=1, max_phase=8, order=[1, 0])
+    a_shared: gl.constexpr = operand_swizzle(BLOCK_K, 16)
+    b_shared: gl.constexpr = operand_swizzle(BLOCK_N, 16)
 
-    pid_m = gl.program_id(0)
-    pid_n = gl.program_id(1)
+    # Programs walk GROUP_M rows of tiles column by column, so that the
+    # tiles of A and B they share stay in L2.
+    pid = gl.program_id(0)
+    tiles_n = N // BLOCK_N
+    group = pid // (GROUP_M * tiles_n)
+    first_m = group * GROUP_M
+    group_m = min(M // BLOCK_M - first_m, GROUP_M)
+    pid_m = first_m + (pid % (GROUP_M * tiles_n)) % group_m
+    pid_n = (pid % (GROUP_M * tiles_n)) // group_m
     rows = pid_m * BLOCK_M + gl.arange(0, BLOCK_M, gl.SliceLayout(1, load_layout))
     cols = pid_n * BLOCK_N + gl.arange(0, BLOCK_N, gl.SliceLayout(0, load_layout))
     ks_a = gl.arange(0, BLOCK_K, gl.SliceLayout(0, load_layout))
@@ -31,8 +53,8 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: gl.constexpr, BLOCK_N: 
     a_ptrs = a_ptr + rows[:, None] * K + ks_a[None, :]
     b_ptrs = b_ptr + ks_b[:, None] * N + cols[None, :]
 
-    a_smem = gl.allocate_shared_memory(gl.float16, [STAGES, BLOCK_M, BLOCK_K], shared)
-    b_smem = gl.allocate_shared_memory(gl.float16, [STAGES, BLOCK_K, BLOCK_N], shared)
+    a_smem = gl.allocate_shared_memory(gl.float16, [STAGES, BLOCK_M, BLOCK_K], a_shared)
+    b_smem = gl.allocate_shared_memory(gl.float16, [STAGES, BLOCK_K, BLOCK_N], b_shared)
     steps = K // BLOCK_K
     # The first STAGES - 1 tiles are in flight before the loop starts.
     for s in gl.static_range(STAGES - 1):
@@ -42,19 +64,21 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: gl.constexpr, BLOCK_N: 
 
     acc = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, mma)
     for k in range(steps):
-        # Tile k + STAGES - 1 goes into the buffer tile k - 1 used.
+        # Tile k has landed once at most STAGES - 2 later groups are in
+        # flight; after the barrier every thread also has done with the
+        # buffer tile k - 1 used, which tile k + STAGES - 1 refills.
+        async_copy.wait_group(STAGES - 2)
+        gl.thread_barrier()
         ahead = k + STAGES - 1
-        slot = ahead % STAGES
-        async_copy.async_copy_global_to_shared(a_smem.index(slot), a_ptrs + ahead * BLOCK_K,
-                                               mask=(ahead < steps) & (ks_a[None, :] >= 0))
-        async_copy.async_copy_global_to_shared(b_smem.index(slot), b_ptrs + ahead * BLOCK_K * N,
-                                               mask=(ahead < steps) & (ks_b[:, None] >= 0))
+        if ahead < steps:
+            slot = ahead % STAGES
+            async_copy.async_copy_global_to_shared(a_smem.index(slot), a_ptrs + ahead * BLOCK_K)
+            async_copy.async_copy_global_to_shared(b_smem.index(slot),
+                                                   b_ptrs + ahead * BLOCK_K * N)
         async_copy.commit_group()
-        async_copy.wait_group(STAGES - 1)
         a = a_smem.index(k % STAGES).load(a_layout)
         b = b_smem.index(k % STAGES).load(b_layout)
         acc = mma_v2(a, b, acc)
-        gl.thread_barrier()
 
     out_rows = pid_m * BLOCK_M + gl.arange(0, BLOCK_M, gl.SliceLayout(1, mma))
     out_cols = pid_n * BLOCK_N + gl.arange(0, BLOCK_N, gl.SliceLayout(0, mma))
@@ -65,7 +89,7 @@ def matmul(a, b, block_m=128, block_n=128, block_k=32, stages=3, num_warps=4):
     M, K = a.shape
     N = b.shape[1]
     c = np.empty((M, N), np.float16) if isinstance(a, np.ndarray) else a.new_empty((M, N))
-    grid = (M // block_m, N // block_n)
+    grid = ((M // block_m) * (N // block_n),)
     matmul_kernel[grid](a, b, c, M, N, K, block_m, block_n, block_k, stages,
                         num_warps=num_warps)
     return c
