@@ -23,11 +23,20 @@ def operand_swizzle(row_elements, element_bits):
     return gl.SwizzledSharedLayout(vec, per_phase, max_phase, [1, 0])
 
 
+@gluon.constexpr_function
+def copy_layout(columns, num_warps):
+    """Each thread copies 8 consecutive halves (16 bytes) of a row; a warp's
+    threads cover whole rows of `columns` (no thread copies what another
+    does)."""
+    across = min(32, columns // 8)
+    return gl.BlockedLayout([1, 8], [32 // across, across], [num_warps, 1], [1, 0])
+
+
 @gluon.jit
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
                   BLOCK_K: gl.constexpr, STAGES: gl.constexpr, GROUP_M: gl.constexpr = 8):
-    # Loads: each thread copies 8 consecutive halves (16 bytes) of a row.
-    load_layout: gl.constexpr = gl.BlockedLayout([1, 8], [4, 8], [gl.num_warps(), 1], [1, 0])
+    a_copy: gl.constexpr = copy_layout(BLOCK_K, gl.num_warps())
+    b_copy: gl.constexpr = copy_layout(BLOCK_N, gl.num_warps())
     # Warps tile the block 2 along N, the rest along M.
     mma: gl.constexpr = gl.NVMMADistributedLayout(version=[2, 0],
                                                   warps_per_cta=[gl.num_warps() // 2, 2],
@@ -46,10 +55,10 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: gl.constexpr, BLOCK_N: 
     group_m = min(M // BLOCK_M - first_m, GROUP_M)
     pid_m = first_m + (pid % (GROUP_M * tiles_n)) % group_m
     pid_n = (pid % (GROUP_M * tiles_n)) // group_m
-    rows = pid_m * BLOCK_M + gl.arange(0, BLOCK_M, gl.SliceLayout(1, load_layout))
-    cols = pid_n * BLOCK_N + gl.arange(0, BLOCK_N, gl.SliceLayout(0, load_layout))
-    ks_a = gl.arange(0, BLOCK_K, gl.SliceLayout(0, load_layout))
-    ks_b = gl.arange(0, BLOCK_K, gl.SliceLayout(1, load_layout))
+    rows = pid_m * BLOCK_M + gl.arange(0, BLOCK_M, gl.SliceLayout(1, a_copy))
+    cols = pid_n * BLOCK_N + gl.arange(0, BLOCK_N, gl.SliceLayout(0, b_copy))
+    ks_a = gl.arange(0, BLOCK_K, gl.SliceLayout(0, a_copy))
+    ks_b = gl.arange(0, BLOCK_K, gl.SliceLayout(1, b_copy))
     a_ptrs = a_ptr + rows[:, None] * K + ks_a[None, :]
     b_ptrs = b_ptr + ks_b[:, None] * N + cols[None, :]
 

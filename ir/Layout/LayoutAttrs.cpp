@@ -280,6 +280,11 @@ LogicalResult LinearEncodingAttr::verifyEncoding(
 }
 
 LinearLayout LinearEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  // Smaller than the layout along a dimension (a slice's parent, whose
+  // sliced dimension has size 1): bits beyond it hold the same elements.
+  for (auto [d, size] : llvm::enumerate(shape))
+    if (getLayout().getOutDimSize(dimName(d)) > size)
+      return fitToShape(getLayout(), shape);
   std::vector<LinearLayout::OutDim> outs;
   for (auto [d, size] : llvm::enumerate(shape))
     outs.push_back({dimName(d), static_cast<int32_t>(size)});
