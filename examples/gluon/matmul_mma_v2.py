@@ -1,8 +1,7 @@
 """A matmul written at the explicit level: operand tiles copied into
 shared memory with cp.async, STAGES deep, read back in the operand layouts
 of mma.sync (ldmatrix, through a swizzle without bank conflicts) and
-multiplied on the tensor cores (mma_v2). M, N and K are multiples of the
-block."""
+multiplied on the tensor cores (mma_v2)."""
 
 import numpy as np
 
@@ -49,10 +48,11 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: gl.constexpr, BLOCK_N: 
     # Programs walk GROUP_M rows of tiles column by column, so that the
     # tiles of A and B they share stay in L2.
     pid = gl.program_id(0)
-    tiles_n = N // BLOCK_N
+    tiles_m = gl.cdiv(M, BLOCK_M)
+    tiles_n = gl.cdiv(N, BLOCK_N)
     group = pid // (GROUP_M * tiles_n)
     first_m = group * GROUP_M
-    group_m = min(M // BLOCK_M - first_m, GROUP_M)
+    group_m = min(tiles_m - first_m, GROUP_M)
     pid_m = first_m + (pid % (GROUP_M * tiles_n)) % group_m
     pid_n = (pid % (GROUP_M * tiles_n)) // group_m
     rows = pid_m * BLOCK_M + gl.arange(0, BLOCK_M, gl.SliceLayout(1, a_copy))
@@ -64,11 +64,17 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: gl.constexpr, BLOCK_N: 
 
     a_smem = gl.allocate_shared_memory(gl.float16, [STAGES, BLOCK_M, BLOCK_K], a_shared)
     b_smem = gl.allocate_shared_memory(gl.float16, [STAGES, BLOCK_K, BLOCK_N], b_shared)
-    steps = K // BLOCK_K
+    steps = gl.cdiv(K, BLOCK_K)
     # The first STAGES - 1 tiles are in flight before the loop starts.
+    # Elements outside the matrices (and tiles past the last) are zeros.
     for s in gl.static_range(STAGES - 1):
-        async_copy.async_copy_global_to_shared(a_smem.index(s), a_ptrs + s * BLOCK_K)
-        async_copy.async_copy_global_to_shared(b_smem.index(s), b_ptrs + s * BLOCK_K * N)
+        k_left = K - s * BLOCK_K
+        async_copy.async_copy_global_to_shared(
+            a_smem.index(s), a_ptrs + s * BLOCK_K,
+            mask=(rows[:, None] < M) & (ks_a[None, :] < k_left))
+        async_copy.async_copy_global_to_shared(
+            b_smem.index(s), b_ptrs + s * BLOCK_K * N,
+            mask=(ks_b[:, None] < k_left) & (cols[None, :] < N))
         async_copy.commit_group()
 
     acc = gl.zeros([BLOCK_M, BLOCK_N], gl.float32, mma)
@@ -79,11 +85,14 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: gl.constexpr, BLOCK_N: 
         async_copy.wait_group(STAGES - 2)
         gl.thread_barrier()
         ahead = k + STAGES - 1
-        if ahead < steps:
-            slot = ahead % STAGES
-            async_copy.async_copy_global_to_shared(a_smem.index(slot), a_ptrs + ahead * BLOCK_K)
-            async_copy.async_copy_global_to_shared(b_smem.index(slot),
-                                                   b_ptrs + ahead * BLOCK_K * N)
+        k_left = K - ahead * BLOCK_K
+        # Masked rather than branched: the copies interleave with the MMAs.
+        async_copy.async_copy_global_to_shared(
+            a_smem.index(ahead % STAGES), a_ptrs + ahead * BLOCK_K,
+            mask=(rows[:, None] < M) & (ks_a[None, :] < k_left))
+        async_copy.async_copy_global_to_shared(
+            b_smem.index(ahead % STAGES), b_ptrs + ahead * BLOCK_K * N,
+            mask=(ks_b[:, None] < k_left) & (cols[None, :] < N))
         async_copy.commit_group()
         a = a_smem.index(k % STAGES).load(a_layout)
         b = b_smem.index(k % STAGES).load(b_layout)
@@ -91,14 +100,15 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: gl.constexpr, BLOCK_N: 
 
     out_rows = pid_m * BLOCK_M + gl.arange(0, BLOCK_M, gl.SliceLayout(1, mma))
     out_cols = pid_n * BLOCK_N + gl.arange(0, BLOCK_N, gl.SliceLayout(0, mma))
-    gl.store(c_ptr + out_rows[:, None] * N + out_cols[None, :], acc.to(gl.float16))
+    gl.store(c_ptr + out_rows[:, None] * N + out_cols[None, :], acc.to(gl.float16),
+             mask=(out_rows[:, None] < M) & (out_cols[None, :] < N))
 
 
 def matmul(a, b, block_m=128, block_n=128, block_k=32, stages=3, num_warps=4):
     M, K = a.shape
     N = b.shape[1]
     c = np.empty((M, N), np.float16) if isinstance(a, np.ndarray) else a.new_empty((M, N))
-    grid = ((M // block_m) * (N // block_n),)
+    grid = (((M + block_m - 1) // block_m) * ((N + block_n - 1) // block_n),)
     matmul_kernel[grid](a, b, c, M, N, K, block_m, block_n, block_k, stages,
                         num_warps=num_warps)
     return c
@@ -106,7 +116,7 @@ def matmul(a, b, block_m=128, block_n=128, block_k=32, stages=3, num_warps=4):
 
 def main():
     rng = np.random.default_rng(0)
-    M, N, K = 128, 128, 128
+    M, N, K = 160, 96, 80  # not multiples of the blocks
     a = (rng.random((M, K), dtype=np.float32) - 0.5).astype(np.float16)
     b = (rng.random((K, N), dtype=np.float32) - 0.5).astype(np.float16)
     c = matmul(a, b, 64, 64, 32, 2)
