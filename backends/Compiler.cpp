@@ -193,10 +193,11 @@ CompiledKernel mlir::tile::compileKernel(const std::string &tileIR,
     kernel.sharedBytes = shared.getInt();
   if (int64_t available = backend->sharedMemoryBytes(target);
       kernel.sharedBytes > available)
-    throw StageError("the kernel needs " + std::to_string(kernel.sharedBytes) +
-                     " bytes of shared memory, more than the " +
-                     std::to_string(available) + " a block has on " +
-                     target.arch);
+    throw OutOfResourcesError(
+        "out of resources: kernel '" + kernel.name + "' needs " +
+        std::to_string(kernel.sharedBytes) + " bytes of shared memory, " +
+        target.arch + " has " + std::to_string(available) +
+        " for a block (smaller blocks or fewer num_stages need less)");
   if (auto warps = (*module)->getAttrOfType<IntegerAttr>(kTotalWarpsAttr))
     kernel.numWarps = warps.getInt();
 

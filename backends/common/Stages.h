@@ -19,6 +19,13 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+/// A kernel that needs more of a resource (shared memory) than a block has
+/// on the target.
+class OutOfResourcesError : public StageError {
+public:
+  using StageError::StageError;
+};
+
 /// `tileIR` (after the target-independent pipeline) with every tensor given
 /// a layout for `numWarps` warps of `warpSize` lanes: the "tile-layout"
 /// stage. Throws StageError on invalid IR.

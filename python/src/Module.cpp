@@ -56,7 +56,10 @@ PYBIND11_MODULE(_tessera, m) {
   m.doc() = "Tessera's compiler and runtime, for the tessera package";
   py::register_exception<FrontendError>(m, "FrontendError");
   py::register_exception<mlir::tile::HostError>(m, "HostError");
-  py::register_exception<mlir::tile::StageError>(m, "StageError");
+  auto stageError =
+      py::register_exception<mlir::tile::StageError>(m, "StageError");
+  py::register_exception<mlir::tile::OutOfResourcesError>(m, "OutOfResources",
+                                                          stageError.ptr());
   py::register_exception<runtime::DriverError>(m, "DriverError");
   // Their dialects (the layouts an explicit-level kernel names) join every
   // context that reads a kernel.

@@ -9,6 +9,7 @@ from tessera.experimental import gluon
 from tessera.experimental.gluon import language as gl
 from tessera.experimental.gluon.language.amd import AMDMFMALayout, AMDWMMALayout
 from tessera.experimental.gluon.language.nvidia.ampere import async_copy, mma_v2
+from tessera.runtime.errors import OutOfResources
 
 
 # The layouts here are for 32-lane warps (test_examples_compile_for_amd
@@ -366,9 +367,10 @@ def test_shared_memory_overflow_names_the_bytes(own_targets):
         smem.index(3).store(gl.load(x_ptr + rows[:, None] * 64 + cols[None, :]))
 
     compiled = kernel.warmup(np.zeros((32, 64), np.float32), ROWS, SHARED, grid=(1,))
-    with pytest.raises(tessera.CompilationError) as e:
+    with pytest.raises(OutOfResources) as e:
         compiled.compile_for("cuda:90")
-    assert "2097152" in str(e.value)
+    assert "needs 2097152 bytes of shared memory, sm_90a has 232448" in str(e.value)
+    assert isinstance(e.value, tessera.CompilationError) and isinstance(e.value, RuntimeError)
 
 
 @pytest.mark.not_on_amd  # mma_v2 is an NVIDIA instruction

@@ -462,7 +462,7 @@ def test_matmul_shared_memory_over_the_limit(device, rng):
     b, _ = operand(rng, "float16", (K, N))
     c = np.zeros((M, N), np.float32)
     with pytest.raises(RuntimeError, match=r"out of resources: kernel 'matmul_kernel' needs "
-                                           r"\d+ bytes of shared memory, the GPU has \d+"):
+                                           r"\d+ bytes of shared memory, .* has \d+"):
         run_matmul(a, b, c, M, N, K, block=(256, 256, 64), num_stages=4, num_warps=8)
 
 

@@ -20,3 +20,9 @@ class InterpretedCompilationError(CompilationError, InterpreterError):
     def of(cls, error):
         return cls(error.message, filename=error.filename, lineno=error.lineno,
                    col=error.col, source_line=error.source_line)
+
+
+class OutOfResources(CompilationError, RuntimeError):
+    """A kernel needs more of a resource (shared memory) than a block of the
+    target has: raised when it compiles for the target, or at launch where
+    the GPU has less. The autotuner skips such configs."""

@@ -25,7 +25,7 @@ from . import gpu
 from ..language import core, descriptor
 from ..language.core import CompilationError, constexpr
 from ..tools.tensor_descriptor import TensorDescriptor
-from .errors import InterpretedCompilationError, InterpreterError
+from .errors import InterpretedCompilationError, InterpreterError, OutOfResources
 
 _NUMPY_DTYPES = {
     "float16": "float16", "float32": "float32", "float64": "float64",
@@ -337,6 +337,8 @@ class CompiledKernel:
                     bulk_copies=bulk_copies, maxnreg=options["maxnreg"] or 0,
                     mma_v3=mma_v3, matrix_instr_nonkdim=options["matrix_instr_nonkdim"],
                     kpack=options["kpack"])
+            except _tessera.OutOfResources as e:
+                raise OutOfResources(str(e)) from None
             except _tessera.StageError as e:
                 raise CompilationError(f"{self.name}: {e}") from None
             if note not in ("hit", "stored", "off", "no binary"):
