@@ -239,6 +239,14 @@ public:
                       int dim);
   Handle memdescPermute(const Handle &buffer,
                         const std::vector<int32_t> &order);
+  /// The same bytes as `shape` elements keeping each where it is (a
+  /// row-major reshape of the layout's linear form).
+  Handle memdescReshape(const Handle &buffer,
+                        const std::vector<int64_t> &shape);
+  /// The same bytes as a buffer of `dtype`, `shape`, laid out by `layout`.
+  Handle memdescReinterpret(const Handle &buffer, const std::string &dtype,
+                            const std::vector<int64_t> &shape,
+                            const std::string &layout);
   /// Starts copying what `pointer` points to into `buffer` (cp.async).
   void asyncCopyGlobalToLocal(const Handle &buffer, const Handle &pointer,
                               const std::optional<Handle> &mask,

@@ -444,6 +444,24 @@ Handle frontend::Builder::setAutoLayout(const Handle &value,
 }
 
 namespace {
+/// A memdesc type, or the reason it is not one (a layout of another rank).
+MemDescType checkedMemDesc(MLIRContext *context, ArrayRef<int64_t> shape,
+                           Type element, Attribute encoding, bool isMutable,
+                           ArrayRef<int64_t> allocShape) {
+  std::string messages;
+  {
+    ScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {
+      messages += (messages.empty() ? "" : "; ") + diag.str();
+      return success();
+    });
+    if (failed(MemDescType::verify(
+            [&] { return emitError(UnknownLoc::get(context)); }, shape, element,
+            encoding, isMutable, allocShape)))
+      fail("invalid shared memory buffer: " + messages);
+  }
+  return MemDescType::get(shape, element, encoding, isMutable, allocShape);
+}
+
 MemDescType memdescOf(Value v) {
   auto type = dyn_cast<MemDescType>(v.getType());
   if (!type)
@@ -467,8 +485,8 @@ Handle frontend::Builder::localAlloc(const std::string &dtype,
       fail("shared memory of shape " + shapeText(shape) +
            ": dimensions must be positive, the last two powers of two");
   Attribute encoding = s.parseLayout(layout, shape, /*shared=*/true);
-  auto type = MemDescType::get(shape, element.toMLIR(&s.context), encoding,
-                               /*mutableMemory=*/true);
+  auto type = checkedMemDesc(&s.context, shape, element.toMLIR(&s.context),
+                             encoding, /*isMutable=*/true, shape);
   Value src;
   if (value) {
     if (value->shape != shape || value->dtype != dtype)
@@ -525,9 +543,9 @@ Handle frontend::Builder::memdescIndex(const Handle &buffer,
     fail("a buffer index must be an integer scalar, got " + index.dtype);
   Value i =
       s.castValue(s.valueOf(index), s.dtypeOf(index.dtype), DType::integer(32));
-  auto result = MemDescType::get(type.getShape().drop_front(),
-                                 type.getElementType(), type.getEncoding(),
-                                 type.getMutableMemory(), type.getAllocShape());
+  auto result = checkedMemDesc(&s.context, type.getShape().drop_front(),
+                               type.getElementType(), type.getEncoding(),
+                               type.getMutableMemory(), type.getAllocShape());
   return s.handle(
       MemDescIndexOp::create(s.builder, s.loc, result, s.valueOf(buffer), i),
       s.dtypeOf(buffer.dtype));
@@ -552,9 +570,9 @@ Handle frontend::Builder::memdescSlice(const Handle &buffer, int64_t start,
   shape[dim] = length;
   SmallVector<int32_t> offsets(rank, 0);
   offsets[dim] = start;
-  auto result =
-      MemDescType::get(shape, type.getElementType(), type.getEncoding(),
-                       type.getMutableMemory(), type.getAllocShape());
+  auto result = checkedMemDesc(&s.context, shape, type.getElementType(),
+                               type.getEncoding(), type.getMutableMemory(),
+                               type.getAllocShape());
   return s.handle(MemDescSubsliceOp::create(s.builder, s.loc, result,
                                             s.valueOf(buffer), offsets),
                   s.dtypeOf(buffer.dtype));
@@ -583,11 +601,82 @@ Handle frontend::Builder::memdescPermute(const Handle &buffer,
   SmallVector<int64_t> allocShape(
       type.getAllocShape().drop_back(type.getRank()));
   llvm::append_range(allocShape, layoutShape);
-  auto result = MemDescType::get(shape, type.getElementType(), encoding,
-                                 type.getMutableMemory(), allocShape);
+  auto result = checkedMemDesc(&s.context, shape, type.getElementType(),
+                               encoding, type.getMutableMemory(), allocShape);
   return s.handle(MemDescTransOp::create(s.builder, s.loc, result,
                                          s.valueOf(buffer), order),
                   s.dtypeOf(buffer.dtype));
+}
+
+namespace {
+/// `type` seen as `result`: a memdesc_reinterpret, checked here for a
+/// message in the kernel's words.
+Value reinterpretBuffer(OpBuilder &builder, Location loc, Value buffer,
+                        MemDescType result) {
+  auto type = cast<MemDescType>(buffer.getType());
+  if (type.getShape() != type.getLayoutShape())
+    fail("only a whole buffer can be reshaped or reinterpreted, not a slice");
+  auto bits = [](MemDescType t) {
+    return t.getNumElements() *
+           int64_t(t.getElementType().getIntOrFloatBitWidth());
+  };
+  if (bits(result) > bits(type))
+    fail("a buffer of " + Twine(bits(type) / 8) + " bytes cannot hold " +
+         Twine(bits(result) / 8));
+  return MemDescReinterpretOp::create(builder, loc, result, buffer);
+}
+} // namespace
+
+Handle frontend::Builder::memdescReshape(const Handle &buffer,
+                                         const std::vector<int64_t> &shape) {
+  Impl &s = *impl;
+  MemDescType type = memdescOf(s.valueOf(buffer));
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (d <= 0 || !llvm::isPowerOf2_64(d))
+      fail("reshape's shape must hold powers of two, got " + shapeText(shape));
+    count *= d;
+  }
+  if (count != type.getNumElements())
+    fail("cannot reshape a buffer of " + shapeText(type.getShape()) + " to " +
+         shapeText(shape));
+  // Each element keeps its offset: the linear form, reshaped row-major.
+  LinearLayout linear =
+      llvm::cast<SharedLayoutAttrInterface>(type.getEncoding())
+          .toLinearLayout(type.getShape());
+  SmallVector<std::string> fromMinorFirst,
+      toMajorFirst = dimNames(shape.size());
+  for (unsigned d = type.getRank(); d-- > 0;)
+    fromMinorFirst.push_back(dimName(d));
+  std::vector<std::pair<std::string, int32_t>> toMinorFirst;
+  for (unsigned d = shape.size(); d-- > 0;)
+    toMinorFirst.push_back({dimName(d), static_cast<int32_t>(shape[d])});
+  LinearLayout reshaped = linear.transposeOuts(fromMinorFirst)
+                              .reshapeOuts(toMinorFirst)
+                              .transposeOuts(toMajorFirst);
+  Attribute encoding =
+      SharedLinearEncodingAttr::get(&s.context, reshaped, /*alignment=*/16);
+  auto result = checkedMemDesc(&s.context, shape, type.getElementType(),
+                               encoding, type.getMutableMemory(), shape);
+  return s.handle(
+      reinterpretBuffer(s.builder, s.loc, s.valueOf(buffer), result),
+      s.dtypeOf(buffer.dtype));
+}
+
+Handle frontend::Builder::memdescReinterpret(const Handle &buffer,
+                                             const std::string &dtype,
+                                             const std::vector<int64_t> &shape,
+                                             const std::string &layout) {
+  Impl &s = *impl;
+  MemDescType type = memdescOf(s.valueOf(buffer));
+  DType element = s.dtypeOf(dtype);
+  if (element.isPointer())
+    fail("shared memory holds numbers, not pointers");
+  Attribute encoding = s.parseLayout(layout, shape, /*shared=*/true);
+  auto result = checkedMemDesc(&s.context, shape, element.toMLIR(&s.context),
+                               encoding, type.getMutableMemory(), shape);
+  return s.handle(
+      reinterpretBuffer(s.builder, s.loc, s.valueOf(buffer), result), element);
 }
 
 void frontend::Builder::asyncCopyGlobalToLocal(

@@ -325,6 +325,24 @@ public:
   }
 };
 
+class MemDescReinterpretPattern : public LoweringPattern<MemDescReinterpretOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(MemDescReinterpretOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    View view(adaptor.getSrc());
+    if (!llvm::all_of(view.offsets,
+                      [](Value v) { return matchPattern(v, m_Zero()); }))
+      return loweringError(op, "reinterprets a view within a buffer");
+    SmallVector<Value> zeros(op.getType().getRank(),
+                             i32Constant(rewriter, op.getLoc(), 0));
+    View(view.base, zeros).replace(rewriter, op);
+    return success();
+  }
+};
+
 /// Whether `value` is a constant whose elements are all zero.
 bool isZeroConstant(Value value) {
   Attribute attr;
@@ -453,6 +471,7 @@ void mlir::tile::populateSharedMemoryOpPatterns(TypeConverter &converter,
                                                 LoweringState &state) {
   patterns.add<LocalAllocPattern, LocalDeallocPattern, LocalLoadPattern,
                LocalStorePattern, MemDescIndexPattern, MemDescSubslicePattern,
-               MemDescTransPattern, AsyncCopyPattern, AsyncCommitGroupPattern,
-               AsyncWaitPattern, BarrierPattern>(converter, state);
+               MemDescTransPattern, MemDescReinterpretPattern, AsyncCopyPattern,
+               AsyncCommitGroupPattern, AsyncWaitPattern, BarrierPattern>(
+      converter, state);
 }

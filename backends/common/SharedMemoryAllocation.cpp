@@ -109,7 +109,7 @@ void allocateFunction(func::FuncOp func, int64_t &buffersEnd,
         continue;
       for (OpOperand &use : view.getUses()) {
         Operation *user = use.getOwner();
-        if (isa<MemDescIndexOp, MemDescSubsliceOp, MemDescTransOp>(user))
+        if (isSharedMemoryView(user))
           views.push_back(user->getResult(0));
         // Views carried by loops and yielded by branches.
         if (auto loop = dyn_cast<scf::ForOp>(user)) {

@@ -39,7 +39,7 @@ LocalAllocOp allocOf(Value view) {
   while (Operation *def = view.getDefiningOp()) {
     if (auto alloc = dyn_cast<LocalAllocOp>(def))
       return alloc;
-    if (!isa<MemDescIndexOp, MemDescTransOp, MemDescSubsliceOp>(def))
+    if (!isSharedMemoryView(def))
       return {};
     view = def->getOperand(0);
   }
@@ -54,7 +54,7 @@ SmallVector<LocalStoreOp> storesInto(LocalAllocOp alloc) {
     for (Operation *user : views.pop_back_val().getUsers()) {
       if (auto store = dyn_cast<LocalStoreOp>(user))
         stores.push_back(store);
-      else if (isa<MemDescIndexOp, MemDescTransOp, MemDescSubsliceOp>(user))
+      else if (isSharedMemoryView(user))
         views.push_back(user->getResult(0));
     }
   return stores;

@@ -32,8 +32,8 @@ struct TileOpAsmInterface : public OpAsmDialectInterface {
             .Case<SliceLayoutAttr>([](auto) { return "slice"; })
             .Case<LinearEncodingAttr>([](auto) { return "linear"; })
             .Case<DotOperandLayoutAttr>([](auto) { return "dot_op"; })
-            .Case<SwizzledSharedLayoutAttr, NVMMASharedLayoutAttr>(
-                [](auto) { return "shared"; })
+            .Case<SwizzledSharedLayoutAttr, NVMMASharedLayoutAttr,
+                  SharedLinearEncodingAttr>([](auto) { return "shared"; })
             .Default([](Attribute) { return StringRef(); });
     if (name.empty())
       return AliasResult::NoAlias;
@@ -98,6 +98,8 @@ int64_t MemDescType::getNumElements() const {
 unsigned mlir::tile::getSharedLayoutRank(Attribute encoding) {
   if (auto swizzled = dyn_cast<SwizzledSharedLayoutAttr>(encoding))
     return swizzled.getOrder().size();
+  if (auto linear = dyn_cast<SharedLinearEncodingAttr>(encoding))
+    return linear.getLayout().getNumOutDims();
   return 2;
 }
 

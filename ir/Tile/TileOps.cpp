@@ -897,6 +897,32 @@ LogicalResult MemDescTransOp::verify() {
   return success();
 }
 
+bool mlir::tile::isSharedMemoryView(Operation *op) {
+  return isa<MemDescIndexOp, MemDescSubsliceOp, MemDescTransOp,
+             MemDescReinterpretOp>(op);
+}
+
+LogicalResult MemDescReinterpretOp::verify() {
+  MemDescType src = getSrc().getType(), result = getType();
+  if (src.getShape() != src.getLayoutShape())
+    return emitOpError() << "reinterprets a whole buffer, not a part of "
+                         << src;
+  if (result.getAllocShape() != result.getShape())
+    return emitOpError() << "makes a whole buffer: the result's shape must be "
+                            "its allocation shape";
+  if (result.getMutableMemory() != src.getMutableMemory())
+    return emitOpError() << "keeps the buffer's mutability";
+  auto bits = [](MemDescType type) {
+    return type.getNumElements() *
+           int64_t(type.getElementType().getIntOrFloatBitWidth());
+  };
+  if (bits(result) > bits(src))
+    return emitOpError() << "the result (" << bits(result) / 8
+                         << " bytes) is larger than the buffer ("
+                         << bits(src) / 8 << " bytes)";
+  return success();
+}
+
 LogicalResult AsyncCopyGlobalToLocalOp::verify() {
   MemDescType dst = getDst().getType();
   if (failed(verifyMutable(*this, dst)))

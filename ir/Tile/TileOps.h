@@ -24,6 +24,10 @@ namespace mlir::tile {
 /// view's dimension i becomes dimension order[i]; null when `encoding`
 /// cannot say it.
 Attribute transposeSharedLayout(Attribute encoding, ArrayRef<int32_t> order);
+
+/// Whether `op` makes a view of the buffer of its shared-memory operand
+/// (memdesc_index, memdesc_subslice, memdesc_trans, memdesc_reinterpret).
+bool isSharedMemoryView(Operation *op);
 } // namespace mlir::tile
 
 #endif // TESSERA_IR_TILE_TILEOPS_H

@@ -881,6 +881,24 @@ def Tile_MemDescTransOp : Tile_Op<"memdesc_trans", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_MemDescReinterpretOp : Tile_Op<"memdesc_reinterpret", [Pure]> {
+  let summary = "a shared-memory buffer seen as another shape, type or layout";
+  let description = [{
+    The bytes of the whole buffer `src` (an allocation, or one buffer of a
+    stack) as a buffer of the result's element type, shape and layout, no
+    larger; no data moves. A reshape that keeps each element where it is
+    gives the result the reshaped linear form of the source's layout.
+
+    ```mlir
+    %r = tile.memdesc_reinterpret %buf : !tile.memdesc<64x32xf16, #shared, mutable> -> !tile.memdesc<2048xf16, #shared_linear, mutable>
+    ```
+  }];
+  let arguments = (ins Tile_MemDesc:$src);
+  let results = (outs Tile_MemDesc:$result);
+  let assemblyFormat = "$src attr-dict `:` qualified(type($src)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
 def Tile_AsyncCopyGlobalToLocalOp : Tile_Op<"async_copy_global_to_local", [
     AttrSizedOperandSegments,
     MemoryEffects<[MemRead, MemWrite<Tile_SharedMemory>]>,

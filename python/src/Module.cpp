@@ -346,6 +346,8 @@ PYBIND11_MODULE(_tessera, m) {
       .def("memdesc_index", &Builder::memdescIndex)
       .def("memdesc_slice", &Builder::memdescSlice)
       .def("memdesc_permute", &Builder::memdescPermute)
+      .def("memdesc_reshape", &Builder::memdescReshape)
+      .def("memdesc_reinterpret", &Builder::memdescReinterpret)
       .def("async_copy_global_to_local", &Builder::asyncCopyGlobalToLocal)
       .def("async_commit_group", &Builder::asyncCommitGroup)
       .def("async_wait", &Builder::asyncWait)

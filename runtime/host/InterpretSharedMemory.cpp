@@ -125,6 +125,32 @@ RtValue memDescTrans(MemDescTransOp op, const RtValue &src) {
   return viewValue(op.getType(), std::move(desc));
 }
 
+/// The same elements, row-major in the new shape; another element type is
+/// not seen on the host (its values are kept as numbers, not bytes).
+llvm::Error memDescReinterpret(MemDescReinterpretOp op,
+                               OpInterpreter &interpreter) {
+  const RtValue &src = interpreter.get(op.getSrc());
+  MemDescType from = op.getSrc().getType(), to = op.getType();
+  if (from.getElementType() != to.getElementType())
+    return interpreter.error(op, "the interpreter cannot reinterpret " +
+                                     Twine("shared memory as another "
+                                           "element type"));
+  // A whole buffer's view is row-major: strides are the trailing products.
+  int64_t stride = 1;
+  for (auto [size, s] :
+       llvm::reverse(llvm::zip(from.getShape(), src.memdesc->strides))) {
+    if (s != stride)
+      return interpreter.error(op, "reinterprets a permuted view");
+    stride *= size;
+  }
+  MemDescView desc = *src.memdesc;
+  desc.strides.assign(to.getRank(), 1);
+  for (int d = int(to.getRank()) - 2; d >= 0; --d)
+    desc.strides[d] = desc.strides[d + 1] * to.getShape()[d + 1];
+  interpreter.set(op.getResult(), viewValue(to, std::move(desc)));
+  return llvm::Error::success();
+}
+
 /// Copies at once, through the checks of tile.load.
 llvm::Error asyncCopy(AsyncCopyGlobalToLocalOp op, OpInterpreter &interpreter) {
   Value mask = op.getMask(), other = op.getOther();
@@ -171,6 +197,9 @@ mlir::tile::host::interpretSharedMemoryOp(Operation *op,
         interpreter.set(t.getResult(),
                         memDescTrans(t, interpreter.get(t.getSrc())));
         return done();
+      })
+      .Case([&](MemDescReinterpretOp r) {
+        return memDescReinterpret(r, interpreter);
       })
       .Case(
           [&](AsyncCopyGlobalToLocalOp c) { return asyncCopy(c, interpreter); })

@@ -1163,7 +1163,8 @@ private:
         // Shared memory and asynchronous copies.
         .Case<LocalAllocOp, LocalDeallocOp, LocalLoadOp, LocalStoreOp,
               MemDescIndexOp, MemDescSubsliceOp, MemDescTransOp,
-              AsyncCopyGlobalToLocalOp, AsyncCommitGroupOp, AsyncWaitOp>(
+              MemDescReinterpretOp, AsyncCopyGlobalToLocalOp,
+              AsyncCommitGroupOp, AsyncWaitOp>(
             [&](Operation *) { return interpretSharedMemoryOp(op, *this); })
         // Computation.
         .Case([&](DotOp d) { return dot(d); })

@@ -542,3 +542,79 @@ def test_aot_tool_compiles_a_gluon_example(tmp_path, capsys):
                        "--target", "cuda:90", "-o", str(tmp_path / "memcpy")])
     assert status in (0, None)
     assert any(p.suffix == ".c" for p in (tmp_path / "memcpy").iterdir())
+
+
+PLAIN = gl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+
+
+@gluon.jit
+def reshape_buffer_kernel(x_ptr, flat_ptr, wide_ptr, layout: gl.constexpr,
+                          shared: gl.constexpr):
+    rows = gl.arange(0, 32, gl.SliceLayout(1, layout))
+    cols = gl.arange(0, 64, gl.SliceLayout(0, layout))
+    smem = gl.allocate_shared_memory(gl.float32, [32, 64], shared)
+    smem.store(gl.load(x_ptr + rows[:, None] * 64 + cols[None, :]))
+    gl.thread_barrier()
+    flat_layout: gl.constexpr = gl.BlockedLayout([4], [32], [4], [0])
+    flat = smem.reshape([2048]).load(flat_layout)
+    gl.store(flat_ptr + gl.arange(0, 2048, flat_layout), flat)
+    wide = smem._reinterpret(gl.float32, [64, 32], gl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
+    w_layout: gl.constexpr = gl.BlockedLayout([1, 4], [8, 4], [4, 1], [1, 0])
+    w_rows = gl.arange(0, 64, gl.SliceLayout(1, w_layout))
+    w_cols = gl.arange(0, 32, gl.SliceLayout(0, w_layout))
+    gl.store(wide_ptr + w_rows[:, None] * 32 + w_cols[None, :], wide.load(w_layout))
+
+
+@pytest.mark.parametrize("shared", [PLAIN, SHARED], ids=["plain", "swizzled"])
+def test_buffer_reshape_and_reinterpret(device, rng, shared):
+    x = rng.random((32, 64), dtype=np.float32)
+    flat, wide = np.zeros(2048, np.float32), np.zeros((64, 32), np.float32)
+    reshape_buffer_kernel[(1,)](x, flat, wide, ROWS, shared)
+    # reshape keeps each element where it is; _reinterpret reads the bytes
+    # in its own layout, which are x's in row-major order when unswizzled.
+    np.testing.assert_array_equal(flat, x.reshape(-1))
+    if shared == PLAIN:
+        np.testing.assert_array_equal(wide, x.reshape(64, 32))
+
+
+@gluon.jit
+def reinterpret_bits_kernel(x_ptr, out_ptr, layout: gl.constexpr):
+    rows = gl.arange(0, 32, gl.SliceLayout(1, layout))
+    cols = gl.arange(0, 64, gl.SliceLayout(0, layout))
+    offsets = rows[:, None] * 64 + cols[None, :]
+    smem = gl.allocate_shared_memory(gl.float32, [32, 64], PLAIN)
+    smem.store(gl.load(x_ptr + offsets))
+    gl.thread_barrier()
+    bits = smem._reinterpret(gl.int32, [32, 64], PLAIN).load(layout)
+    gl.store(out_ptr + offsets, bits)
+
+
+def test_reinterpret_as_another_type(device, rng):
+    x = rng.random((32, 64), dtype=np.float32)
+    out = np.zeros((32, 64), np.int32)
+    if device == "interpreter":
+        with pytest.raises(tessera.runtime.errors.InterpreterError,
+                           match="another element type"):
+            reinterpret_bits_kernel[(1,)](x, out, ROWS)
+        return
+    reinterpret_bits_kernel[(1,)](x, out, ROWS)
+    np.testing.assert_array_equal(out, x.view(np.int32))
+
+
+def test_reinterpret_cannot_grow_the_buffer():
+    @gluon.jit
+    def kernel(x_ptr):
+        smem = gl.allocate_shared_memory(gl.float16, [32, 64], PLAIN)
+        smem._reinterpret(gl.float32, [32, 64], PLAIN)
+
+    with pytest.raises(tessera.CompilationError, match="4096 bytes cannot hold 8192"):
+        kernel.warmup(np.zeros(1, np.float32), grid=(1,))
+
+
+def test_a_shared_layout_of_another_rank_is_an_error():
+    @gluon.jit
+    def kernel(x_ptr):
+        gl.allocate_shared_memory(gl.float32, [64], PLAIN)
+
+    with pytest.raises(tessera.CompilationError, match="invalid shared memory buffer"):
+        kernel.warmup(np.zeros(1, np.float32), grid=(1,))

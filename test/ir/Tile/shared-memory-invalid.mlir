@@ -185,3 +185,30 @@ func.func @negative_wait() {
   tile.async_wait {num = -1 : i32}
   return
 }
+
+// -----
+
+#plain = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+
+func.func @reinterpret_larger(%m: !tile.memdesc<4x8xf16, #plain, mutable>) {
+  // expected-error @+1 {{the result (128 bytes) is larger than the buffer (64 bytes)}}
+  %v = tile.memdesc_reinterpret %m : !tile.memdesc<4x8xf16, #plain, mutable> -> !tile.memdesc<4x8xf32, #plain, mutable>
+  return
+}
+
+// -----
+
+#plain = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+
+func.func @reinterpret_part(%m: !tile.memdesc<4x4xf32, #plain, mutable, 4x8>) {
+  // expected-error @+1 {{reinterprets a whole buffer, not a part of}}
+  %v = tile.memdesc_reinterpret %m : !tile.memdesc<4x4xf32, #plain, mutable, 4x8> -> !tile.memdesc<16xf32, #tile.shared_linear<{offset = [[1], [2], [4], [8]], alignment = 16}>, mutable>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a shared linear layout puts two elements at one offset}}
+func.func @linear_not_injective(%m: !tile.memdesc<4x4xf32, #tile.shared_linear<{offset = [[0, 1], [0, 1], [1, 0], [2, 0]]}>, mutable>) {
+  return
+}

@@ -42,3 +42,19 @@ func.func @immutable(%x: tensor<64x64xf16, #blocked>) -> tensor<64x64xf16, #bloc
   %y = tile.local_load %t : !tile.memdesc<64x64xf16, #tile.nvmma_shared<{swizzlingByteWidth = 128, transposed = true, elementBitWidth = 16}>> -> tensor<64x64xf16, #blocked>
   return %y : tensor<64x64xf16, #blocked>
 }
+
+#linear = #tile.shared_linear<{offset = [[0, 1], [0, 2], [0, 4], [1, 0], [2, 4]], alignment = 16}>
+#flat = #tile.shared_linear<{offset = [[1], [2], [4], [8], [16]], alignment = 16}>
+#plain = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+
+// A shared linear layout, and a buffer seen as another shape and type.
+// CHECK-LABEL: func.func @reinterpret
+func.func @reinterpret() {
+  // CHECK: %[[BUF:.*]] = tile.local_alloc : () -> !tile.memdesc<4x8xf32, #[[LINEAR:shared[0-9]*]], mutable>
+  %buf = tile.local_alloc : () -> !tile.memdesc<4x8xf32, #linear, mutable>
+  // CHECK: tile.memdesc_reinterpret %[[BUF]] : !tile.memdesc<4x8xf32, #[[LINEAR]], mutable> -> !tile.memdesc<32xf32, #{{shared[0-9]*}}, mutable>
+  %flat = tile.memdesc_reinterpret %buf : !tile.memdesc<4x8xf32, #linear, mutable> -> !tile.memdesc<32xf32, #flat, mutable>
+  // CHECK: tile.memdesc_reinterpret %[[BUF]] : !tile.memdesc<4x8xf32, #[[LINEAR]], mutable> -> !tile.memdesc<8x8xi16, #{{shared[0-9]*}}, mutable>
+  %bits = tile.memdesc_reinterpret %buf : !tile.memdesc<4x8xf32, #linear, mutable> -> !tile.memdesc<8x8xi16, #plain, mutable>
+  return
+}

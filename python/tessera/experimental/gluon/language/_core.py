@@ -219,14 +219,23 @@ class shared_memory_descriptor:
         return self._view(handle, _from_ir(handle.layout))
 
     def reshape(self, shape):
+        """The buffer as `shape`, each element where it was (its layout the
+        reshaped linear form)."""
         shape = [_const_int(d, "reshape's shape") for d in _unwrap(shape)]
         if shape == [d.value for d in self.shape]:
             return self
-        raise CompilationError("shared_memory_descriptor.reshape to another shape is not "
-                               "supported yet")
+        handle = _call("memdesc_reshape", self.handle, shape)
+        return self._view(handle, _from_ir(handle.layout))
 
     def _reinterpret(self, dtype, shape, layout):
-        raise CompilationError("shared_memory_descriptor._reinterpret is not supported yet")
+        """The buffer's bytes as a buffer of `dtype` and `shape` laid out by
+        `layout`."""
+        dtype = _dtype_argument(dtype, "_reinterpret's dtype")
+        shape = [_const_int(d, "_reinterpret's shape") for d in _unwrap(shape)]
+        layout = _unwrap(layout)
+        handle = _call("memdesc_reinterpret", self.handle, dtype.name, shape,
+                       _shared(layout, "_reinterpret"))
+        return shared_memory_descriptor(handle, layout)
 
     def _keep_alive(self):
         pass

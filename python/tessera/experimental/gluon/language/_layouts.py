@@ -393,6 +393,10 @@ def _from_ir(text):
     if m:
         layout = NVMMASharedLayout(int(m.group(1)), int(m.group(3)),
                                    transposed=m.group(2) == "true")
+    m = re.fullmatch(r"#tile\.shared_linear<\{offset = \[(.*)\], alignment = (\d+)\}>", text)
+    if m:
+        bases = [_int_list(b) for b in re.findall(r"\[([-0-9, ]*)\]", m.group(1))]
+        layout = SharedLinearLayout(bases, alignment=int(m.group(2)))
     if layout is None:
         layout = _CompilerLayout(text)
     _BY_IR[text] = layout
