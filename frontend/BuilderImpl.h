@@ -43,6 +43,10 @@ inline std::string shapeText(ArrayRef<int64_t> shape) {
   return s + "]";
 }
 
+/// A layout attribute from its text; fails naming the text and what the
+/// parser said of it.
+Attribute parseLayoutAttribute(const std::string &text, MLIRContext *context);
+
 /// A load's or copy's cache modifier from its name (".cg").
 inline CacheModifier cacheModifier(const std::string &name) {
   if (name.empty())

@@ -112,18 +112,9 @@ Attribute reshapedLayout(Attribute layout, ArrayRef<int64_t> from,
   auto distributed = dyn_cast<DistributedLayoutAttrInterface>(layout);
   if (!distributed)
     return {};
-  // The last dimension holds the lowest bits of the row-major index.
-  SmallVector<std::string> fromMinorFirst, toMajorFirst = dimNames(to.size());
-  for (unsigned d = from.size(); d-- > 0;)
-    fromMinorFirst.push_back(dimName(d));
-  std::vector<std::pair<std::string, int32_t>> toMinorFirst;
-  for (unsigned d = to.size(); d-- > 0;)
-    toMinorFirst.push_back({dimName(d), static_cast<int32_t>(to[d])});
-  LinearLayout reshaped = distributed.toLinearLayout(from)
-                              .transposeOuts(fromMinorFirst)
-                              .reshapeOuts(toMinorFirst)
-                              .transposeOuts(toMajorFirst);
-  return LinearEncodingAttr::get(layout.getContext(), reshaped);
+  return LinearEncodingAttr::get(
+      layout.getContext(),
+      reshapeRowMajor(distributed.toLinearLayout(from), to));
 }
 
 /// The layout operand `index` of `op` has when its result has `layout`,
@@ -179,20 +170,26 @@ std::string frontend::Builder::Impl::attributeText(Attribute attr) {
   return text;
 }
 
-Attribute frontend::Builder::Impl::parseLayout(const std::string &text,
-                                               ArrayRef<int64_t> shape,
-                                               bool shared) {
+Attribute frontend::parseLayoutAttribute(const std::string &text,
+                                         MLIRContext *context) {
   std::string messages;
   Attribute layout;
   {
-    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    ScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {
       messages += (messages.empty() ? "" : "; ") + diag.str();
       return success();
     });
-    layout = parseAttribute(text, &context);
+    layout = parseAttribute(text, context);
   }
   if (!layout)
     fail("invalid layout " + text + (messages.empty() ? "" : ": " + messages));
+  return layout;
+}
+
+Attribute frontend::Builder::Impl::parseLayout(const std::string &text,
+                                               ArrayRef<int64_t> shape,
+                                               bool shared) {
+  Attribute layout = parseLayoutAttribute(text, &context);
   if (shared) {
     if (!isa<SharedLayoutAttrInterface>(layout))
       fail("shared memory needs a shared layout, got " + text);
@@ -644,18 +641,8 @@ Handle frontend::Builder::memdescReshape(const Handle &buffer,
   LinearLayout linear =
       llvm::cast<SharedLayoutAttrInterface>(type.getEncoding())
           .toLinearLayout(type.getShape());
-  SmallVector<std::string> fromMinorFirst,
-      toMajorFirst = dimNames(shape.size());
-  for (unsigned d = type.getRank(); d-- > 0;)
-    fromMinorFirst.push_back(dimName(d));
-  std::vector<std::pair<std::string, int32_t>> toMinorFirst;
-  for (unsigned d = shape.size(); d-- > 0;)
-    toMinorFirst.push_back({dimName(d), static_cast<int32_t>(shape[d])});
-  LinearLayout reshaped = linear.transposeOuts(fromMinorFirst)
-                              .reshapeOuts(toMinorFirst)
-                              .transposeOuts(toMajorFirst);
-  Attribute encoding =
-      SharedLinearEncodingAttr::get(&s.context, reshaped, /*alignment=*/16);
+  Attribute encoding = SharedLinearEncodingAttr::get(
+      &s.context, reshapeRowMajor(linear, shape), /*alignment=*/16);
   auto result = checkedMemDesc(&s.context, shape, type.getElementType(),
                                encoding, type.getMutableMemory(), shape);
   return s.handle(

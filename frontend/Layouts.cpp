@@ -2,7 +2,7 @@
 
 #include "frontend/Layouts.h"
 
-#include "frontend/Builder.h"
+#include "frontend/BuilderImpl.h"
 #include "ir/Layout/ConversionPlan.h"
 #include "ir/Layout/LayoutAttrs.h"
 #include "ir/Tile/KernelDialects.h"
@@ -35,19 +35,7 @@ MLIRContext &layoutContext() {
 /// The linear form of the layout `text` over `shape`.
 LinearLayout linearOf(const std::string &text, ArrayRef<int64_t> shape,
                       bool *shared = nullptr) {
-  MLIRContext &context = layoutContext();
-  std::string messages;
-  Attribute layout;
-  {
-    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
-      messages += (messages.empty() ? "" : "; ") + diag.str();
-      return success();
-    });
-    layout = parseAttribute(text, &context);
-  }
-  if (!layout)
-    throw FrontendError("invalid layout " + text +
-                        (messages.empty() ? "" : ": " + messages));
+  Attribute layout = parseLayoutAttribute(text, &layoutContext());
   for (int64_t d : shape)
     if (d <= 0 || (d & (d - 1)))
       throw FrontendError("a layout's shape must hold powers of two");

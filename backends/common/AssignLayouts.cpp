@@ -908,28 +908,25 @@ LogicalResult mlir::tile::runLayoutStage(ModuleOp module,
     module->setAttr("tile.warp_size", b.getI32IntegerAttr(stage.warpSize));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
-    pm.addPass(createTileFmaDotsPass({stage.sharedBytes}));
-    if (stage.addLatePasses)
-      stage.addLatePasses(pm);
-    return pm.run(module);
-  }
-  if (stage.addBulkCopySelection)
-    stage.addBulkCopySelection(pm);
-  pm.addPass(createTileLowerDescriptorsPass());
-  pm.addPass(createTileAssignLayoutsPass({stage.numWarps, stage.warpSize}));
-  if (stage.addMatrixUnitPasses) {
-    stage.addMatrixUnitPasses(pm);
-    pm.addPass(createTileRemoveConversionsPass());
-  }
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  // Converts of values a loop does not change (attention's q) run once.
-  pm.addPass(createLoopInvariantCodeMotionPass());
-  if (stage.numStages) {
-    pm.addPass(createPipelinePass(stage.numStages, stage.bulkCopies,
-                                  stage.asyncCopies));
+  } else {
+    if (stage.addBulkCopySelection)
+      stage.addBulkCopySelection(pm);
+    pm.addPass(createTileLowerDescriptorsPass());
+    pm.addPass(createTileAssignLayoutsPass({stage.numWarps, stage.warpSize}));
+    if (stage.addMatrixUnitPasses) {
+      stage.addMatrixUnitPasses(pm);
+      pm.addPass(createTileRemoveConversionsPass());
+    }
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
+    // Converts of values a loop does not change (attention's q) run once.
+    pm.addPass(createLoopInvariantCodeMotionPass());
+    if (stage.numStages) {
+      pm.addPass(createPipelinePass(stage.numStages, stage.bulkCopies,
+                                    stage.asyncCopies));
+      pm.addPass(createCanonicalizerPass());
+      pm.addPass(createCSEPass());
+    }
   }
   pm.addPass(createTileFmaDotsPass({stage.sharedBytes}));
   if (stage.addLatePasses)

@@ -41,6 +41,20 @@ llvm::SmallVector<std::string> mlir::tile::dimNames(unsigned rank) {
   return names;
 }
 
+LinearLayout mlir::tile::reshapeRowMajor(const LinearLayout &layout,
+                                         llvm::ArrayRef<int64_t> shape) {
+  // The last dimension holds the lowest bits of the row-major index.
+  llvm::SmallVector<std::string> fromMinorFirst;
+  for (unsigned d = layout.getNumOutDims(); d-- > 0;)
+    fromMinorFirst.push_back(dimName(d));
+  std::vector<std::pair<std::string, int32_t>> toMinorFirst;
+  for (unsigned d = shape.size(); d-- > 0;)
+    toMinorFirst.push_back({dimName(d), static_cast<int32_t>(shape[d])});
+  return layout.transposeOuts(fromMinorFirst)
+      .reshapeOuts(toMinorFirst)
+      .transposeOuts(dimNames(shape.size()));
+}
+
 LinearLayout mlir::tile::fitToShape(const LinearLayout &layout,
                                     ArrayRef<int64_t> shape) {
   // Repeat registers along dimensions the layout does not cover.

@@ -57,6 +57,12 @@ llvm::SmallVector<std::string> dimNames(unsigned rank);
 LinearLayout fitToShape(const LinearLayout &layout,
                         llvm::ArrayRef<int64_t> shape);
 
+/// `layout` (onto dim0..dimN-1) with its tensor reshaped row-major to
+/// `shape`: every input keeps its element, now at its coordinates in the
+/// new shape (tile.reshape's and a buffer reshape's layout).
+LinearLayout reshapeRowMajor(const LinearLayout &layout,
+                             llvm::ArrayRef<int64_t> shape);
+
 /// The bases of one input dimension of a layout over `rank` dimensions,
 /// built a basis at a time (the matrix units' fragments).
 struct BasesBuilder {

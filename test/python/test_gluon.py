@@ -7,7 +7,7 @@ import pytest
 import tessera
 from tessera.experimental import gluon
 from tessera.experimental.gluon import language as gl
-from tessera.experimental.gluon.language.amd import AMDMFMALayout, AMDWMMALayout
+from tessera.experimental.gluon.language.amd import AMDMFMALayout, AMDWMMALayout, cdna3, rdna3
 from tessera.experimental.gluon.language.nvidia.ampere import async_copy, mma_v2
 from tessera.runtime.errors import OutOfResources
 
@@ -618,3 +618,101 @@ def test_a_shared_layout_of_another_rank_is_an_error():
 
     with pytest.raises(tessera.CompilationError, match="invalid shared memory buffer"):
         kernel.warmup(np.zeros(1, np.float32), grid=(1,))
+
+
+# ----------------------------------------------------------------------------
+# The rest of the surface
+# ----------------------------------------------------------------------------
+
+@gluon.jit
+def trivial_convert_kernel(x_ptr, out_ptr, src: gl.constexpr, dst: gl.constexpr,
+                           TRIVIAL: gl.constexpr):
+    offsets = gl.arange(0, 512, src)
+    y = gl.convert_layout(gl.load(x_ptr + offsets), dst, assert_trivial=TRIVIAL)
+    gl.store(out_ptr + gl.convert_layout(offsets, dst), y)
+
+
+def test_convert_layout_assert_trivial(device, rng):
+    x = rng.random(512, dtype=np.float32)
+    out = np.zeros_like(x)
+    # The same placement of elements, spelt two ways: no data moves.
+    linear = gl.to_linear_layout(BLOCKED_1D, [512])
+    trivial_convert_kernel[(1,)](x, out, BLOCKED_1D, linear, True)
+    np.testing.assert_array_equal(out, x)
+    with pytest.raises(tessera.CompilationError, match="moves data between threads"):
+        trivial_convert_kernel[(1,)](x, out, BLOCKED_1D, gl.BlockedLayout([1], [32], [4], [0]),
+                                     True)
+
+
+@gluon.jit
+def alloc_with_value_kernel(x_ptr, out_ptr, layout: gl.constexpr):
+    offsets = gl.arange(0, 512, layout)
+    x = gl.load(x_ptr + offsets)
+    smem = gl.allocate_shared_memory(gl.float32, [512], gl.SwizzledSharedLayout(1, 1, 1, [0]),
+                                     value=x)
+    y = gl.where(offsets % 2 == 0, smem.load(layout), gl.full_like(x, -1.0))
+    gl.store(out_ptr + offsets, y + gl.zeros_like(x) * gl.num_ctas())
+
+
+def test_allocate_with_a_value_where_and_full_like(device, rng):
+    x = rng.random(512, dtype=np.float32)
+    out = np.zeros_like(x)
+    alloc_with_value_kernel[(1,)](x, out, BLOCKED_1D)
+    np.testing.assert_array_equal(out, np.where(np.arange(512) % 2 == 0, x, -1))
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: gl.CoalescedLayout(), "CoalescedLayout is not supported"),
+    (lambda: gl.PaddedSharedLayout([[32, 4]], [[0, 1]], [], [16, 16]),
+     "PaddedSharedLayout is not supported"),
+])
+def test_layouts_not_available_say_so(make, message):
+    @gluon.jit
+    def kernel(x_ptr, layout: gl.constexpr):
+        if isinstance(layout, gl.SharedLayout):
+            gl.allocate_shared_memory(gl.float32, [16, 16], layout)
+        else:
+            gl.arange(0, 16, layout)
+
+    with pytest.raises(tessera.CompilationError, match=message):
+        kernel.warmup(np.zeros(1, np.float32), make(), grid=(1,))
+
+
+@gluon.jit
+def amd_dot_kernel(a_ptr, b_ptr, c_ptr, acc_layout: gl.constexpr, K_WIDTH: gl.constexpr,
+                   WMMA: gl.constexpr, LANES: gl.constexpr):
+    load: gl.constexpr = gl.BlockedLayout([1, 4], [LANES // 8, 8], [4, 1], [1, 0])
+    rows = gl.arange(0, 32, gl.SliceLayout(1, load))
+    cols = gl.arange(0, 32, gl.SliceLayout(0, load))
+    offsets = rows[:, None] * 32 + cols[None, :]
+    a = gl.convert_layout(gl.load(a_ptr + offsets), gl.DotOperandLayout(0, acc_layout, K_WIDTH))
+    b = gl.convert_layout(gl.load(b_ptr + offsets), gl.DotOperandLayout(1, acc_layout, K_WIDTH))
+    acc = gl.zeros([32, 32], gl.float32, acc_layout)
+    if WMMA:
+        acc = rdna3.wmma(a, b, acc)
+    else:
+        acc = cdna3.mfma(a, b, acc)
+    gl.store(c_ptr + offsets, gl.convert_layout(acc, load))
+
+
+@pytest.mark.lanes(64)
+def test_mfma_on_gfx942(own_targets, rng):
+    mfma = AMDMFMALayout(3, [32, 32, 8], True, [2, 2])
+    a = rng.random((32, 32), dtype=np.float32).astype(np.float16)
+    b = rng.random((32, 32), dtype=np.float32).astype(np.float16)
+    c = np.zeros((32, 32), np.float32)
+    kernel = amd_dot_kernel.warmup(a, b, c, mfma, 4, False, 64, grid=(1,))
+    kernel.compile_for("hip:gfx942")
+    assert "v_mfma_f32_32x32x8" in kernel.asm["amdgcn"]
+    # The interpreter computes the same product whatever the layouts.
+    amd_dot_kernel[(1,)](a, b, c, mfma, 4, False, 64)
+    np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32), rtol=2e-3)
+
+
+def test_wmma_on_gfx1100(own_targets, rng):
+    wmma = AMDWMMALayout(1, False, [2, 2])
+    a = np.zeros((32, 32), np.float16)
+    kernel = amd_dot_kernel.warmup(a, a, np.zeros((32, 32), np.float32), wmma, 16, True, 32,
+                                   grid=(1,))
+    kernel.compile_for("hip:gfx1100")
+    assert "v_wmma_f32_16x16x16_f16" in kernel.asm["amdgcn"]

@@ -81,6 +81,12 @@ def arange(start, end):
 
 
 def full(shape, value, dtype):
+    return _full(shape, value, dtype)
+
+
+def _full(shape, value, dtype, layout=""):
+    """tl.full, with the explicit level's layout (attribute text; "" where
+    the compiler chooses)."""
     dtype = _dtype_argument(dtype, "full's dtype")
     shape = _shape([shape])
     value = _unwrap(value)
@@ -90,7 +96,7 @@ def full(shape, value, dtype):
         scalar = tensor(_call("float_constant", float(value), dtype.name))
     else:
         scalar = tensor(_call("int_constant", int(value), dtype.name))
-    return tensor(_call("full", shape, scalar.handle))
+    return tensor(_call("full", shape, scalar.handle, layout))
 
 
 def zeros(shape, dtype):

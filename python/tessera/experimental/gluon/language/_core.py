@@ -43,16 +43,7 @@ def arange(start, end, layout=None):
 
 
 def full(shape, value, dtype, layout=None):
-    dtype = _dtype_argument(dtype, "full's dtype")
-    shape = _shape([shape])
-    value = _unwrap(value)
-    if isinstance(value, tensor):
-        scalar = value.to(dtype)
-    elif dtype.is_floating():
-        scalar = tensor(_call("float_constant", float(value), dtype.name))
-    else:
-        scalar = tensor(_call("int_constant", int(value), dtype.name))
-    return tensor(_call("full", shape, scalar.handle, _distributed(layout, "full")))
+    return standard._full(shape, value, dtype, _distributed(layout, "full"))
 
 
 def zeros(shape, dtype, layout=None):
