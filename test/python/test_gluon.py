@@ -716,3 +716,48 @@ def test_wmma_on_gfx1100(own_targets, rng):
                                    grid=(1,))
     kernel.compile_for("hip:gfx1100")
     assert "v_wmma_f32_16x16x16_f16" in kernel.asm["amdgcn"]
+
+
+@gluon.jit
+def control_flow_kernel(x_ptr, n, layout: gl.constexpr):
+    offsets = gl.arange(0, 512, layout)
+    x = gl.load(x_ptr + offsets)
+    # Splats of Python scalars take the layout of what they meet, in
+    # branches and loops too.
+    if n > 3:
+        y = x + 1.0
+    else:
+        y = x * 0.0
+    i = 0
+    while i < n:
+        y = y + 1.0
+        i += 1
+    gl.atomic_add(x_ptr + offsets, y)
+
+
+def test_branches_loops_and_atomics(device):
+    x = np.ones(512, np.float32)
+    control_flow_kernel[(1,)](x, 5, BLOCKED_1D)
+    np.testing.assert_array_equal(x, 1 + (1 + 1 + 5))
+
+
+@gluon.jit
+def indices_and_scans_kernel(x_ptr, index_ptr, scan_ptr, layout: gl.constexpr):
+    rows = gl.arange(0, 32, gl.SliceLayout(1, layout))
+    cols = gl.arange(0, 64, gl.SliceLayout(0, layout))
+    offsets = rows[:, None] * 64 + cols[None, :]
+    x = gl.load(x_ptr + offsets)
+    # The indices argmax makes internally take the operand's layout.
+    _, index = gl.max(x, axis=1, return_indices=True)
+    gl.store(index_ptr + rows, index)
+    total = gl.sum(x, axis=1, keep_dims=True)
+    gl.store(scan_ptr + offsets, gl.cumsum(x, axis=1) / total)
+
+
+def test_argmax_keep_dims_and_scans(device, rng):
+    x = rng.random((32, 64), dtype=np.float32)
+    index, scan = np.zeros(32, np.int32), np.zeros_like(x)
+    indices_and_scans_kernel[(1,)](x, index, scan, ROWS)
+    np.testing.assert_array_equal(index, x.argmax(axis=1))
+    np.testing.assert_allclose(scan, np.cumsum(x, axis=1) / x.sum(axis=1, keepdims=True),
+                               rtol=1e-5)
