@@ -361,6 +361,25 @@ class CompiledKernel:
         return loaded
 
 
+# The launch hook of the profiler (tessera.profiler), set only while one of its
+# sessions is active, so that a launch pays a single check for it.
+_launch_hook = None
+
+
+def set_launch_hook(hook):
+    """Calls `hook(fn, kernel, grid, arguments, device)` before each launch
+    (None: no hook); what it returns, a timer or None, is started and stopped
+    on the launch's stream (None on the host interpreter) around the launch.
+    While a hook is set, the C++ launch path, which would pass it by, is
+    emptied and not filled again, so that every launch comes through `_run`."""
+    global _launch_hook
+    _launch_hook = hook
+    if hook is not None:
+        for fn in list(knobs._jit_functions):
+            if isinstance(fn, JITFunction):
+                fn._launcher.clear()
+
+
 class JITFunction:
     # Whether the kernel gives its tensors their layouts (the explicit
     # level, tessera.experimental.gluon).
@@ -748,12 +767,16 @@ class JITFunction:
         device = self._placement(pointers)
         if 0 in grid:
             return kernel
+        # Profiled launches are timed here, so not handed to the C++ path.
+        hook = _launch_hook
+        timer = None if hook is None else hook(self, kernel, grid, arguments, device)
         if device is not None:
-            loaded = self._launch_gpu(kernel, grid, launch, device)
-            if key is not None and pointers and not any(p.on_host for p in pointers):
+            loaded = self._launch_gpu(kernel, grid, launch, device, timer)
+            if key is not None and hook is None and pointers \
+                    and not any(p.on_host for p in pointers):
                 self._launcher.add(key, loaded, kernel, self._watches(entry))
         else:
-            self._launch_host(kernel, grid, launch)
+            self._launch_host(kernel, grid, launch, timer)
         return kernel
 
     def _placement(self, pointers):
@@ -785,7 +808,7 @@ class JITFunction:
         locations = map(_location, itertools.chain(args, kwargs.values()))
         return self._placement([p for p in locations if p is not None])
 
-    def _launch_gpu(self, kernel, grid, launch, device):
+    def _launch_gpu(self, kernel, grid, launch, device, timer=None):
         loaded = kernel.gpu_kernel(device)
         gpu.set_device(device)
         staging = None
@@ -799,8 +822,13 @@ class JITFunction:
                     args.append(("p", value.address))
             else:
                 args.append((kind, value))
+        stream = gpu.current_stream(device)
         try:
-            loaded.launch(list(grid), args, gpu.current_stream(device))
+            if timer is not None:
+                timer.start(stream)
+            loaded.launch(list(grid), args, stream)
+            if timer is not None:
+                timer.stop(stream)
         except _tessera.DriverError as e:
             raise RuntimeError(f"{self.__name__}: {e}") from None
         finally:
@@ -808,7 +836,7 @@ class JITFunction:
                 staging.finish()
         return loaded
 
-    def _launch_host(self, kernel, grid, launch):
+    def _launch_host(self, kernel, grid, launch, timer=None):
         host_args, buffers = [], []
         for name, value, kind in launch:
             if kind == "p":
@@ -819,7 +847,12 @@ class JITFunction:
             else:
                 host_args.append(("i", value))
         try:
-            kernel.host_module().run(kernel.name, list(grid), host_args, buffers)
+            module = kernel.host_module()
+            if timer is not None:
+                timer.start(None)
+            module.run(kernel.name, list(grid), host_args, buffers)
+            if timer is not None:
+                timer.stop(None)
         except _tessera.HostError as e:
             raise InterpreterError(str(e)) from None
 

@@ -1,0 +1,131 @@
+"""What a session writes: the hatchet tree Proton writes (`<name>.hatchet`)
+and a Chrome trace (`<name>.chrome_trace`).
+
+The hatchet file is a JSON list of the root frame and the device info:
+
+    [{"frame": {"name": "ROOT", "type": "function"},
+      "metrics": {"time (ns)": 0, "count": 0},
+      "children": [{"frame": {"name": "scope", "type": "function"},
+                    "metrics": {},
+                    "children": [{"frame": {"name": "kernel", ...},
+                                  "metrics": {"time (ns)": 1234, "count": 1,
+                                              "device_id": "0",
+                                              "device_type": "CUDA"},
+                                  "children": []}]}]},
+     {"CUDA": {"0": {"name": ..., "arch": "90", "num_sms": 132,
+                     "clock_rate": kHz, "memory_clock_rate": kHz,
+                     "bus_width": bits, "timing": "events"}}}]
+
+Each frame holds its own (exclusive) metrics: a kernel its time and launch
+count, an op (a launch named by launch_metadata) or a scope the metrics
+given to it; viewers sum them up the tree. Launches on the host interpreter
+have device type "HOST", timed with "host" timing.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..runtime import gpu
+
+TIME, COUNT = "time (ns)", "count"
+
+
+class _Frame:
+    def __init__(self, name):
+        self.name = name
+        self.metrics = {}
+        self.children = {}  # name -> _Frame, in the order first seen
+
+    def child(self, name):
+        frame = self.children.get(name)
+        if frame is None:
+            frame = self.children[name] = _Frame(name)
+        return frame
+
+    def add(self, metrics):
+        for key, value in metrics.items():
+            self.metrics[key] = self.metrics.get(key, 0) + value
+
+    def to_json(self):
+        return {"frame": {"name": self.name, "type": "function"},
+                "metrics": self.metrics,
+                "children": [c.to_json() for c in self.children.values()]}
+
+
+def device_type(device):
+    """"HOST" for the host interpreter (None), else "CUDA" or "HIP"."""
+    if device is None:
+        return "HOST"
+    return "CUDA" if gpu.platform() == "cuda" else "HIP"
+
+
+def device_info(devices):
+    """The device info of a profile: {type: {index: properties}} for the
+    devices launches ran on (GPU indices, None for the host interpreter)."""
+    info = {}
+    for device in sorted(devices, key=lambda d: -1 if d is None else d):
+        if device is None:
+            info.setdefault("HOST", {})["0"] = {"name": "host interpreter", "timing": "host"}
+            continue
+        entry = {"name": gpu.device_name(device), "arch": gpu.target(device).split(":", 1)[1]}
+        properties = gpu.driver().device_properties(device)
+        entry.update(num_sms=properties["multiprocessor_count"],
+                     clock_rate=properties["sm_clock_rate"],
+                     memory_clock_rate=properties["mem_clock_rate"],
+                     bus_width=properties["mem_bus_width"], timing="events")
+        info.setdefault(device_type(device), {})[str(device)] = entry
+    return info
+
+
+def hatchet(launches, scope_metrics, spans, info):
+    """The hatchet document of a session's launches (with their (begin, end)
+    in `spans`, None for those that failed) and scope metrics."""
+    root = _Frame("ROOT")
+    for path, metrics in scope_metrics:
+        frame = root
+        for name in path:
+            frame = frame.child(name)
+        frame.add(metrics)
+    timed = False
+    for launch, span in zip(launches, spans):
+        if span is None:
+            continue
+        frame = root
+        for name in launch.path:
+            frame = frame.child(name)
+        if launch.metrics:
+            frame.add(launch.metrics)
+        kernel = frame.child(launch.kernel)
+        kernel.add({TIME: span[1] - span[0], COUNT: 1})
+        kernel.metrics.setdefault("device_id", "0" if launch.device is None
+                                  else str(launch.device))
+        kernel.metrics.setdefault("device_type", device_type(launch.device))
+        timed = True
+    if timed:
+        root.metrics.update({TIME: 0, COUNT: 0})
+    return [root.to_json(), info]
+
+
+def chrome_trace(launches, spans, info):
+    """The Chrome trace of a session: an "X" event per launch, its scopes
+    (and launch_metadata's name) in args["scopes"] and its metrics in args;
+    times in microseconds from the first launch."""
+    timed = [(launch, span) for launch, span in zip(launches, spans) if span is not None]
+    origin = min((span[0] for _, span in timed), default=0)
+    events = []
+    for launch, (begin, end) in sorted(timed, key=lambda t: t[1][0]):
+        args = {"scopes": list(launch.path),
+                "device": f"{device_type(launch.device)} "
+                          f"{0 if launch.device is None else launch.device}"}
+        args.update(launch.metrics or {})
+        events.append({"name": launch.kernel, "cat": "kernel", "ph": "X",
+                       "ts": (begin - origin) / 1e3, "dur": (end - begin) / 1e3,
+                       "pid": 0, "tid": 0 if launch.device is None else launch.device,
+                       "args": args})
+    return {"traceEvents": events, "displayTimeUnit": "ns", "otherData": {"devices": info}}
+
+
+def write(path, document):
+    with open(path, "w") as f:
+        json.dump(document, f, indent=1)

@@ -1,0 +1,104 @@
+"""The clocks of profiled launches: device events recorded around a launch
+on its stream for the GPU, the host's clock for the host interpreter.
+
+Both give the begin and end of a launch in nanoseconds of
+time.perf_counter_ns(): event times are placed on it through one event per
+device, recorded when the device's first launch is timed, whose host time
+is known.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ..runtime import gpu
+
+# device -> (event, perf_counter_ns when the device reached it).
+_clocks = {}
+
+
+def _clock(device, stream):
+    """The reference event of a device, recorded (and waited for) once."""
+    clock = _clocks.get(device)
+    if clock is None:
+        driver = gpu.driver()
+        event = driver.create_event()
+        driver.record_event(event, stream)
+        driver.elapsed_ms(event, event)  # waits for it
+        clock = _clocks[device] = (event, time.perf_counter_ns())
+    return clock
+
+
+def release():
+    """Destroys the reference events (once every timer is resolved)."""
+    for device, (event, _) in _clocks.items():
+        gpu.set_device(device)
+        gpu.driver().destroy_event(event)
+    _clocks.clear()
+
+
+def synchronize(devices):
+    """Waits for the work queued on each of `devices` (GPU indices)."""
+    for device in devices:
+        gpu.set_device(device)
+        gpu.driver().synchronize()
+
+
+class HostTimer:
+    """A launch on the host interpreter, timed with the host's clock."""
+
+    __slots__ = ("begin", "end")
+    source = "host"
+
+    def __init__(self):
+        self.begin = self.end = None
+
+    def start(self, stream):
+        self.begin = time.perf_counter_ns()
+
+    def stop(self, stream):
+        self.end = time.perf_counter_ns()
+
+    def resolve(self):
+        """(begin, end) in ns, or None for a launch that failed."""
+        return None if self.end is None else (self.begin, self.end)
+
+
+class EventTimer:
+    """A launch on a GPU, timed with two events on its stream. The events
+    are read, and destroyed, by resolve() once the launch has finished."""
+
+    __slots__ = ("device", "events", "stopped", "span")
+    source = "events"
+
+    def __init__(self, device):
+        self.device = device
+        self.events = None
+        self.stopped = False
+        self.span = None
+
+    def start(self, stream):
+        _clock(self.device, stream)
+        driver = gpu.driver()
+        self.events = (driver.create_event(), driver.create_event())
+        driver.record_event(self.events[0], stream)
+
+    def stop(self, stream):
+        gpu.driver().record_event(self.events[1], stream)
+        self.stopped = True
+
+    def resolve(self):
+        """(begin, end) in ns, or None for a launch that failed; waits for
+        the launch to finish."""
+        if self.events is not None:
+            gpu.set_device(self.device)
+            driver = gpu.driver()
+            begin, end = self.events
+            if self.stopped:
+                reference, host_ns = _clocks[self.device]
+                start_ns = host_ns + round(driver.elapsed_ms(reference, begin) * 1e6)
+                self.span = (start_ns, start_ns + round(driver.elapsed_ms(begin, end) * 1e6))
+            driver.destroy_event(begin)
+            driver.destroy_event(end)
+            self.events = None
+        return self.span

@@ -1,0 +1,237 @@
+"""Profiling sessions, with the interface of Proton's (`triton.profiler`):
+`start` opens one, `deactivate`/`activate` pause and resume it, `finalize`
+writes it out.
+
+While a session is active, every kernel launch is recorded as a child of
+the current scope, timed with device events on the GPU and with the host's
+clock on the host interpreter (tessera.runtime.jit.set_launch_hook); the
+event times are read at finalize. With `hook="triton"` (or "launch"), each
+launch is first entered as an op named by its JIT function's
+`launch_metadata(grid, kernel, args)`, which holds the metrics it returns
+("flops", "flops16", "bytes", ...), the kernel below it.
+"""
+
+from __future__ import annotations
+
+import functools
+import numbers
+import os
+import threading
+import warnings
+
+from ..runtime import jit as _jit
+from . import _context, _output, _timing
+
+DEFAULT_PROFILE_NAME = "proton"
+
+HOOKS = (None, "triton", "launch")
+OUTPUT_FORMATS = ("hatchet", "chrome_trace")
+# launch_metadata's keys that are not metrics (Triton adds them).
+_RESERVED_KEYS = ("name", "function", "stream")
+
+
+class _Launch:
+    """A profiled launch: the names from the root to its kernel frame's
+    parent, the kernel's name, the op's metrics, its device and timer."""
+
+    __slots__ = ("path", "kernel", "metrics", "device", "timer")
+
+    def __init__(self, path, kernel, metrics, device, timer):
+        self.path, self.kernel, self.metrics, self.device, self.timer = (
+            path, kernel, metrics, device, timer)
+
+
+class _Session:
+    def __init__(self, id, name, context, hook):
+        self.id, self.name, self.context, self.hook = id, name, context, hook
+        self.active = True
+        self.launches = []
+        self.scope_metrics = []  # (path, metrics)
+
+
+_sessions = {}  # id -> _Session
+_next_id = 0
+# Set on a thread while it computes launch metadata, whose own launches are
+# not recorded.
+_local = threading.local()
+
+
+def _update_hook():
+    """Installs the launch hook while a session is active, and only then."""
+    hook = _on_launch if any(s.active for s in _sessions.values()) else None
+    if _jit._launch_hook is not hook:
+        _jit.set_launch_hook(hook)
+
+
+def _selected(session):
+    """The sessions `session` names: all of them for None."""
+    if session is None:
+        return list(_sessions.values())
+    if session not in _sessions:
+        raise ValueError(f"there is no profiling session {session}")
+    return [_sessions[session]]
+
+
+def _metrics(values):
+    """The numeric entries of `values` (tensors of one element read)."""
+    metrics = {}
+    for key, value in values.items():
+        if not isinstance(value, numbers.Number) and hasattr(value, "item"):
+            try:
+                value = value.item()
+            except (TypeError, ValueError):  # not of one element
+                continue
+        if isinstance(value, numbers.Real):
+            metrics[key] = value
+    return metrics
+
+
+def _op(fn, kernel, grid, arguments):
+    """The op a hooked launch enters: its name and metrics, from the JIT
+    function's launch_metadata where it has one."""
+    metadata = {"name": kernel.name}
+    if fn.launch_metadata is not None:
+        _local.in_metadata = True
+        try:
+            metadata.update(fn.launch_metadata(grid, kernel.metadata, dict(arguments)) or {})
+        finally:
+            _local.in_metadata = False
+    metrics = _metrics({k: v for k, v in metadata.items() if k not in _RESERVED_KEYS})
+    return str(metadata["name"]), metrics
+
+
+def _on_launch(fn, kernel, grid, arguments, device):
+    """The launch hook: records the launch in each active session and
+    returns its timer."""
+    if getattr(_local, "in_metadata", False):
+        return None
+    sessions = [s for s in list(_sessions.values()) if s.active]
+    if not sessions:
+        return None
+    timer = _timing.HostTimer() if device is None else _timing.EventTimer(device)
+    paths, op = {}, None
+    for session in sessions:
+        path = paths.get(session.context)
+        if path is None:
+            path = paths[session.context] = _context.path(session.context)
+        metrics = None
+        if session.hook is not None:
+            if op is None:
+                op = _op(fn, kernel, grid, arguments)
+            path, metrics = path + (op[0],), op[1]
+        session.launches.append(_Launch(path, kernel.name, metrics, device, timer))
+    return timer
+
+
+def _record_scope_metrics(metrics):
+    """Adds `metrics` to the current scope in each active session."""
+    metrics = _metrics(metrics)
+    for session in list(_sessions.values()):
+        if session.active and metrics:
+            session.scope_metrics.append((_context.path(session.context), metrics))
+
+
+def profiling():
+    """Whether a session is open (active or not)."""
+    return bool(_sessions)
+
+
+def start(name=None, context="shadow", hook=None, backend=None, mode=None, data="tree"):
+    """Opens a session, active at once, and returns its id.
+
+    `name` is the path its profile is written to, less the suffix
+    ("proton": proton.hatchet). `context` names where launches happen:
+    "shadow" by the scopes entered, "python" by the Python functions on the
+    call stack too. `hook="triton"` (or "launch") enters an op named by each
+    launch's launch_metadata, with its metrics. `backend` None, "cupti" or
+    "roctracer" all time launches with device events; `mode` is the
+    backend's, of which there is none."""
+    global _next_id
+    if context not in _context.CONTEXTS:
+        raise ValueError(f"context must be one of {', '.join(_context.CONTEXTS)}, "
+                         f"got {context!r}")
+    if hook not in HOOKS:
+        raise ValueError(f"hook must be None, 'triton' or 'launch', got {hook!r}")
+    if data not in ("tree", "trace"):
+        raise ValueError(f"data must be 'tree' or 'trace', got {data!r}")
+    if backend in ("cupti", "roctracer"):
+        warnings.warn(f"tessera.profiler: backend {backend!r} is not available; kernels "
+                      "are timed with device events", RuntimeWarning, stacklevel=2)
+    elif backend is not None:
+        raise ValueError(f"backend must be None, 'cupti' or 'roctracer', got {backend!r}")
+    if mode not in (None, ""):
+        raise ValueError(f"mode {mode!r} is not available: the event backend has no modes")
+    name = DEFAULT_PROFILE_NAME if name is None else os.fspath(name)
+    if name.endswith(".hatchet"):
+        name = name[:-len(".hatchet")]
+    session = _Session(_next_id, name, context, hook)
+    _sessions[session.id] = session
+    _next_id += 1
+    _update_hook()
+    return session.id
+
+
+def activate(session=None):
+    """Resumes recording in a session (all sessions for None)."""
+    for s in _selected(session):
+        s.active = True
+    _update_hook()
+
+
+def deactivate(session=None):
+    """Pauses a session (all sessions for None): its launches are kept, no
+    more are recorded until it is activated."""
+    for s in _selected(session):
+        s.active = False
+    _update_hook()
+
+
+def finalize(session=None, output_format=None):
+    """Closes a session (all sessions for None) and writes its profile:
+    `<name>.hatchet` and `<name>.chrome_trace`, or only the one
+    `output_format` ("hatchet", "chrome_trace") names. Waits for the
+    sessions' launches to finish, to read their times."""
+    formats = OUTPUT_FORMATS if output_format is None else (output_format,)
+    if output_format is not None and output_format not in OUTPUT_FORMATS:
+        raise ValueError(f"output_format must be 'hatchet' or 'chrome_trace', "
+                         f"got {output_format!r}")
+    sessions = _selected(session)
+    for s in sessions:
+        del _sessions[s.id]
+    _update_hook()
+    try:
+        for s in sessions:
+            _write(s, formats)
+    finally:
+        if not _sessions:
+            _timing.release()
+
+
+def _write(session, formats):
+    devices = {launch.device for launch in session.launches}
+    _timing.synchronize(d for d in devices if d is not None)
+    spans = [launch.timer.resolve() for launch in session.launches]
+    info = _output.device_info(devices)
+    if "hatchet" in formats:
+        document = _output.hatchet(session.launches, session.scope_metrics, spans, info)
+        _output.write(session.name + ".hatchet", document)
+    if "chrome_trace" in formats:
+        _output.write(session.name + ".chrome_trace",
+                      _output.chrome_trace(session.launches, spans, info))
+
+
+def profile(func=None, *, name=None, context="shadow", hook=None, backend=None, mode=None,
+            data="tree"):
+    """A decorator that starts a session (start's arguments) when `func` is
+    called and deactivates it when it returns; finalize writes it."""
+    def decorator(func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            session = start(name, context=context, hook=hook, backend=backend, mode=mode,
+                            data=data)
+            try:
+                return func(*args, **kwargs)
+            finally:
+                deactivate(session)
+        return wrapper
+    return decorator if func is None else decorator(func)
