@@ -308,6 +308,9 @@ unsigned LinearEncodingAttr::getNumWarps() const {
 // DotOperandLayoutAttr
 //===----------------------------------------------------------------------===//
 
+/// The largest kWidth a dot operand layout takes.
+static constexpr unsigned kMaxKWidth = 256;
+
 LogicalResult DotOperandLayoutAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, unsigned opIdx,
     DistributedLayoutAttrInterface parent, unsigned kWidth) {
@@ -315,6 +318,11 @@ LogicalResult DotOperandLayoutAttr::verify(
     return emitError() << "opIdx must be 0 (A) or 1 (B), got " << opIdx;
   if (kWidth != 0 && !llvm::isPowerOf2_32(kWidth))
     return emitError() << "kWidth must be 0 or a power of two, got " << kWidth;
+  // More K elements than any instruction takes from a thread (with AMD's
+  // kpack) would only overflow the layout's arithmetic.
+  if (kWidth > kMaxKWidth)
+    return emitError() << "kWidth must be at most " << kMaxKWidth << ", got "
+                       << kWidth;
   if (!parent)
     return emitError() << "the parent of a dot operand must be a "
                           "distributed layout";

@@ -101,6 +101,14 @@ func.func @dot_kwidth(%a: tensor<4x4xf32, #tile.dot_operand<{opIdx = 0, parent =
 
 // -----
 
+// A kWidth no instruction takes would overflow the layout's arithmetic.
+// expected-error @+1 {{kWidth must be at most 256, got 2147483648}}
+func.func @dot_kwidth_huge(%a: tensor<4x4xf32, #tile.dot_operand<{opIdx = 0, parent = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>, kWidth = 2147483648}>>) {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{the parent of a dot operand must have rank 2 or 3, got 1}}
 func.func @dot_parent_rank(%a: tensor<4xf32, #tile.dot_operand<{opIdx = 0, parent = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>, kWidth = 1}>>) {
   return
