@@ -131,7 +131,7 @@ def matmul_figures(torch):
         tessera.knobs.nvidia.disable_mma_v3 = True
         for bm, bn, bk, warps, stages in configs:
             def run(bm=bm, bn=bn, bk=bk, warps=warps, stages=stages):
-                grid = (triton_cdiv(M, bm) * triton_cdiv(N, bn),)
+                grid = (tessera.cdiv(M, bm) * tessera.cdiv(N, bn),)
                 level.matmul_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1),
                                           b.stride(0), b.stride(1), c.stride(0), c.stride(1),
                                           bm, bn, bk, 8, num_warps=warps, num_stages=stages)
@@ -142,10 +142,6 @@ def matmul_figures(torch):
     report("gluon mma_v2 matmul fp16 4096^3", "TFLOP/s", figures["tessera gluon"],
            {"tessera tl.dot on mma.sync": figures["tessera tl.dot"],
             "cuBLAS": figures["cuBLAS"], "triton gluon": figures.get("triton gluon")})
-
-
-def triton_cdiv(a, b):
-    return (a + b - 1) // b
 
 
 def main():

@@ -80,28 +80,8 @@ Attribute permutedLayout(Attribute layout, ArrayRef<int32_t> order,
   auto distributed = dyn_cast<DistributedLayoutAttrInterface>(layout);
   if (!distributed)
     return {};
-  LinearLayout linear = distributed.toLinearLayout(shape);
-  std::vector<LinearLayout::InDim> ins;
-  for (const LinearLayout::InDim &in : linear.getInDims()) {
-    LinearLayout::InDim permuted{in.name, {}};
-    for (const std::vector<int32_t> &basis : in.bases) {
-      std::vector<int32_t> image;
-      for (int32_t dim : order)
-        image.push_back(basis[dim]);
-      permuted.bases.push_back(std::move(image));
-    }
-    ins.push_back(std::move(permuted));
-  }
-  std::vector<LinearLayout::OutDim> outs;
-  for (auto [i, dim] : llvm::enumerate(order))
-    outs.push_back({dimName(i), static_cast<int32_t>(shape[dim])});
-  llvm::Expected<LinearLayout> result =
-      LinearLayout::create(std::move(ins), std::move(outs));
-  if (!result) {
-    llvm::consumeError(result.takeError());
-    return {};
-  }
-  return LinearEncodingAttr::get(context, *result);
+  return LinearEncodingAttr::get(
+      context, permuteOuts(distributed.toLinearLayout(shape), order));
 }
 
 /// The layout of `layout`'s tensors of shape `from` reshaped to `to`, row
@@ -587,19 +567,9 @@ Handle frontend::Builder::memdescPermute(const Handle &buffer,
       fail("permute's order must be a permutation of the buffer's dimensions");
     seen[d] = true;
   }
-  Attribute encoding = transposeSharedLayout(type.getEncoding(), order);
-  if (!encoding)
+  MemDescType result = transposedMemDesc(type, order);
+  if (!result)
     fail("cannot permute a buffer laid out by " + buffer.layout);
-  SmallVector<int64_t> shape, layoutShape;
-  for (int32_t d : order) {
-    shape.push_back(type.getShape()[d]);
-    layoutShape.push_back(type.getLayoutShape()[d]);
-  }
-  SmallVector<int64_t> allocShape(
-      type.getAllocShape().drop_back(type.getRank()));
-  llvm::append_range(allocShape, layoutShape);
-  auto result = checkedMemDesc(&s.context, shape, type.getElementType(),
-                               encoding, type.getMutableMemory(), allocShape);
   return s.handle(MemDescTransOp::create(s.builder, s.loc, result,
                                          s.valueOf(buffer), order),
                   s.dtypeOf(buffer.dtype));

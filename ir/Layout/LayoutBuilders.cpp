@@ -41,6 +41,25 @@ llvm::SmallVector<std::string> mlir::tile::dimNames(unsigned rank) {
   return names;
 }
 
+LinearLayout mlir::tile::permuteOuts(const LinearLayout &layout,
+                                     llvm::ArrayRef<int32_t> order) {
+  std::vector<LinearLayout::InDim> ins;
+  for (const LinearLayout::InDim &in : layout.getInDims()) {
+    LinearLayout::InDim permuted{in.name, {}};
+    for (const std::vector<int32_t> &basis : in.bases) {
+      std::vector<int32_t> image;
+      for (int32_t dim : order)
+        image.push_back(basis[dim]);
+      permuted.bases.push_back(std::move(image));
+    }
+    ins.push_back(std::move(permuted));
+  }
+  std::vector<LinearLayout::OutDim> outs;
+  for (auto [i, dim] : llvm::enumerate(order))
+    outs.push_back({dimName(i), layout.getOutDimSize(dimName(dim))});
+  return llvm::cantFail(LinearLayout::create(std::move(ins), std::move(outs)));
+}
+
 LinearLayout mlir::tile::reshapeRowMajor(const LinearLayout &layout,
                                          llvm::ArrayRef<int64_t> shape) {
   // The last dimension holds the lowest bits of the row-major index.

@@ -57,6 +57,11 @@ llvm::SmallVector<std::string> dimNames(unsigned rank);
 LinearLayout fitToShape(const LinearLayout &layout,
                         llvm::ArrayRef<int64_t> shape);
 
+/// `layout` (onto dim0..dimN-1) with its tensor's dimensions permuted:
+/// dimension i of the result is dimension order[i] of `layout`'s.
+LinearLayout permuteOuts(const LinearLayout &layout,
+                         llvm::ArrayRef<int32_t> order);
+
 /// `layout` (onto dim0..dimN-1) with its tensor reshaped row-major to
 /// `shape`: every input keeps its element, now at its coordinates in the
 /// new shape (tile.reshape's and a buffer reshape's layout).

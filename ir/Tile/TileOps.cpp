@@ -787,25 +787,11 @@ Attribute mlir::tile::transposeSharedLayout(Attribute encoding,
         swizzled.getMaxPhase(), newOrder);
   }
   if (auto linear = dyn_cast<SharedLinearEncodingAttr>(encoding)) {
-    const LinearLayout &layout = linear.getLayout();
-    if (layout.getNumOutDims() != order.size())
+    if (linear.getLayout().getNumOutDims() != order.size())
       return {};
-    // Basis coordinate i of the view is coordinate order[i] of the source.
-    LinearLayout::Bases bases;
-    for (const std::vector<int32_t> &basis : layout.getInDims().front().bases) {
-      std::vector<int32_t> permuted;
-      for (int32_t dim : order)
-        permuted.push_back(basis[dim]);
-      bases.push_back(std::move(permuted));
-    }
-    std::vector<LinearLayout::OutDim> outs;
-    for (auto [i, dim] : llvm::enumerate(order))
-      outs.push_back({dimName(i), layout.getOutDimSize(dimName(dim))});
-    return SharedLinearEncodingAttr::get(
-        encoding.getContext(),
-        llvm::cantFail(LinearLayout::create({{kOffset, std::move(bases)}},
-                                            std::move(outs))),
-        linear.getAlignment());
+    return SharedLinearEncodingAttr::get(encoding.getContext(),
+                                         permuteOuts(linear.getLayout(), order),
+                                         linear.getAlignment());
   }
   if (auto nvmma = dyn_cast<NVMMASharedLayoutAttr>(encoding)) {
     if (order.size() != 2)
@@ -877,21 +863,26 @@ LogicalResult MemDescSubsliceOp::verify() {
   return verifySameBuffer(*this, src, result);
 }
 
+MemDescType mlir::tile::transposedMemDesc(MemDescType src,
+                                          ArrayRef<int32_t> order) {
+  Attribute encoding = transposeSharedLayout(src.getEncoding(), order);
+  if (!encoding)
+    return {};
+  // The allocation's leading (buffer) dimensions stay where they are.
+  SmallVector<int64_t> allocShape(src.getAllocShape().drop_back(order.size()));
+  llvm::append_range(allocShape, permute(src.getLayoutShape(), order));
+  return MemDescType::get(permute(src.getShape(), order), src.getElementType(),
+                          encoding, src.getMutableMemory(), allocShape);
+}
+
 LogicalResult MemDescTransOp::verify() {
   MemDescType src = getSrc().getType();
   ArrayRef<int32_t> order = getOrder();
   if (failed(verifyPermutation(*this, order, src.getRank())))
     return failure();
-  Attribute encoding = transposeSharedLayout(src.getEncoding(), order);
-  if (!encoding)
+  MemDescType expected = transposedMemDesc(src, order);
+  if (!expected)
     return emitOpError() << "cannot transpose the layout " << src.getEncoding();
-  // The allocation's leading (buffer) dimensions stay where they are.
-  ArrayRef<int64_t> alloc = src.getAllocShape();
-  SmallVector<int64_t> allocShape(alloc.drop_back(order.size()));
-  llvm::append_range(allocShape, permute(src.getLayoutShape(), order));
-  auto expected = MemDescType::get(permute(src.getShape(), order),
-                                   src.getElementType(), encoding,
-                                   src.getMutableMemory(), allocShape);
   if (getType() != expected)
     return emitOpError() << "result type should be " << expected;
   return success();

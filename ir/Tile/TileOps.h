@@ -25,6 +25,10 @@ namespace mlir::tile {
 /// cannot say it.
 Attribute transposeSharedLayout(Attribute encoding, ArrayRef<int32_t> order);
 
+/// The type of a tile.memdesc_trans of `src` by `order` (a permutation of
+/// its dimensions); null where its layout cannot be transposed.
+MemDescType transposedMemDesc(MemDescType src, ArrayRef<int32_t> order);
+
 /// Whether `op` makes a view of the buffer of its shared-memory operand
 /// (memdesc_index, memdesc_subslice, memdesc_trans, memdesc_reinterpret).
 bool isSharedMemoryView(Operation *op);
