@@ -5,16 +5,19 @@
 // result's from its operands by Gluon's rules: elementwise ops keep their
 // operands' (which must agree), a reduction gives the slice of its
 // operand's along its axis, expand_dims takes a slice back to its parent,
-// a dot gives its accumulator's. Values nothing fixes (a splat of a Python
-// scalar, a range in AutoLayout) wait for a use to give them its layout.
-// The ops a kernel writes here are the ones the backends' automatic passes
-// produce; the backend keeps their layouts (tile.explicit_layouts).
+// a dot gives its accumulator's (ir/Tile/LayoutInference.h). Values nothing
+// fixes (a splat of a Python scalar, a range in AutoLayout) wait for a use
+// to give them its layout. CoalescedLayout (#tile.coalesced) goes through
+// these ops as it is; the backend resolves it for its target. The ops a
+// kernel writes here are the ones the backends' automatic passes produce;
+// the backend keeps their layouts (tile.explicit_layouts).
 //
 //===----------------------------------------------------------------------===//
 
 #include "frontend/BuilderImpl.h"
 
 #include "ir/Layout/LayoutAttrs.h"
+#include "ir/Tile/LayoutInference.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -58,87 +61,6 @@ std::string locationText(Location loc) {
   return "";
 }
 
-/// The layout of tensors `layout` holds with their dimensions permuted
-/// (dimension i of the result is dimension order[i]): a blocked layout's
-/// fields permuted, as Gluon infers; others in their linear form.
-Attribute permutedLayout(Attribute layout, ArrayRef<int32_t> order,
-                         ArrayRef<int64_t> shape) {
-  MLIRContext *context = layout.getContext();
-  if (auto blocked = dyn_cast<BlockedLayoutAttr>(layout)) {
-    SmallVector<unsigned> size, threads, warps, fastest;
-    SmallVector<unsigned> position(order.size());
-    for (auto [i, dim] : llvm::enumerate(order)) {
-      size.push_back(blocked.getSizePerThread()[dim]);
-      threads.push_back(blocked.getThreadsPerWarp()[dim]);
-      warps.push_back(blocked.getWarpsPerCTA()[dim]);
-      position[dim] = i;
-    }
-    for (unsigned dim : blocked.getOrder())
-      fastest.push_back(position[dim]);
-    return BlockedLayoutAttr::get(context, size, threads, warps, fastest);
-  }
-  auto distributed = dyn_cast<DistributedLayoutAttrInterface>(layout);
-  if (!distributed)
-    return {};
-  return LinearEncodingAttr::get(
-      context, permuteOuts(distributed.toLinearLayout(shape), order));
-}
-
-/// The layout of `layout`'s tensors of shape `from` reshaped to `to`, row
-/// major as tile.reshape is: each thread keeps its elements, in its linear
-/// form.
-Attribute reshapedLayout(Attribute layout, ArrayRef<int64_t> from,
-                         ArrayRef<int64_t> to) {
-  auto distributed = dyn_cast<DistributedLayoutAttrInterface>(layout);
-  if (!distributed)
-    return {};
-  return LinearEncodingAttr::get(
-      layout.getContext(),
-      reshapeRowMajor(distributed.toLinearLayout(from), to));
-}
-
-/// The layout operand `index` of `op` has when its result has `layout`,
-/// for the ops a value without a layout of its own can come from.
-Attribute operandLayout(Operation *op, unsigned index, Attribute layout) {
-  MLIRContext *context = op->getContext();
-  return TypeSwitch<Operation *, Attribute>(op)
-      .Case([&](ExpandDimsOp expand) -> Attribute {
-        auto parent = dyn_cast<DistributedLayoutAttrInterface>(layout);
-        if (!parent)
-          return {};
-        return SliceLayoutAttr::get(context, expand.getAxis(), parent);
-      })
-      .Case([&](ReduceOp reduce) -> Attribute {
-        auto slice = dyn_cast<SliceLayoutAttr>(layout);
-        if (!slice || slice.getDim() != reduce.getAxis())
-          return {};
-        return slice.getParent();
-      })
-      .Case([&](ReshapeOp reshape) -> Attribute {
-        return reshapedLayout(layout, reshape.getType().getShape(),
-                              reshape.getSrc().getType().getShape());
-      })
-      .Case([&](TransOp trans) -> Attribute {
-        // The inverse permutation takes the result back.
-        SmallVector<int32_t> inverse(trans.getOrder().size());
-        for (auto [i, dim] : llvm::enumerate(trans.getOrder()))
-          inverse[dim] = i;
-        return permutedLayout(layout, inverse, trans.getType().getShape());
-      })
-      .Default([&](Operation *other) -> Attribute {
-        auto operand =
-            dyn_cast<RankedTensorType>(other->getOperand(index).getType());
-        auto result = dyn_cast<RankedTensorType>(other->getResult(0).getType());
-        bool sameShape =
-            operand && result && operand.getShape() == result.getShape();
-        if (isa<BroadcastOp>(other) ||
-            (sameShape && isMemoryEffectFree(other) &&
-             other->getNumRegions() == 0))
-          return layout;
-        return {};
-      });
-}
-
 } // namespace
 
 std::string frontend::Builder::Impl::attributeText(Attribute attr) {
@@ -175,6 +97,9 @@ Attribute frontend::Builder::Impl::parseLayout(const std::string &text,
       fail("shared memory needs a shared layout, got " + text);
     return layout;
   }
+  // The backend gives a CoalescedLayout's tensors their layout, of any rank.
+  if (isa<CoalescedLayoutAttr>(layout))
+    return layout;
   auto distributed = dyn_cast<DistributedLayoutAttrInterface>(layout);
   if (!distributed)
     fail("a tensor needs a distributed layout, got " + text);
@@ -205,7 +130,8 @@ Value frontend::Builder::Impl::relaid(Value v, Attribute layout) {
   for (OpOperand &operand : def->getOpOperands()) {
     if (!isa<RankedTensorType>(operand.get().getType()))
       continue;
-    Attribute wanted = operandLayout(def, operand.getOperandNumber(), layout);
+    Attribute wanted =
+        inferOperandLayout(def, operand.getOperandNumber(), layout);
     if (!wanted)
       fail("cannot lay out the operands of '" + def->getName().getStringRef() +
            "' for the layout " + attributeText(layout));
@@ -248,27 +174,16 @@ void frontend::Builder::Impl::settleOp(Operation *op) {
         Attribute layout = layoutOf(expand.getSrc());
         if (!layout)
           return;
-        auto slice = dyn_cast<SliceLayoutAttr>(layout);
-        if (!slice || slice.getDim() != expand.getAxis())
+        Attribute result = inferResultLayout(expand, 0, layout);
+        if (!result)
           fail("expand_dims at axis " + Twine(expand.getAxis()) +
                " needs its operand in a SliceLayout with dim=" +
                Twine(expand.getAxis()) + ", got " + attributeText(layout));
-        setResults(slice.getParent());
+        setResults(result);
       })
-      .Case([&](BroadcastOp broadcast) {
-        if (Attribute layout = layoutOf(broadcast.getSrc()))
-          setResults(layout);
-      })
-      .Case([&](TransOp trans) {
-        if (Attribute layout = layoutOf(trans.getSrc()))
-          setResults(permutedLayout(layout, trans.getOrder(),
-                                    trans.getSrc().getType().getShape()));
-      })
-      .Case([&](ReshapeOp reshape) {
-        if (Attribute layout = layoutOf(reshape.getSrc()))
-          setResults(reshapedLayout(layout,
-                                    reshape.getSrc().getType().getShape(),
-                                    reshape.getType().getShape()));
+      .Case<BroadcastOp, TransOp, ReshapeOp>([&](Operation *op) {
+        if (Attribute layout = layoutOf(op->getOperand(0)))
+          setResults(inferResultLayout(op, 0, layout));
       })
       .Case([&](ReduceOp reduce) {
         Attribute layout;
@@ -279,9 +194,7 @@ void frontend::Builder::Impl::settleOp(Operation *op) {
           return;
         for (OpOperand &operand : reduce->getOpOperands())
           operand.set(relaid(operand.get(), layout));
-        setResults(SliceLayoutAttr::get(
-            &context, reduce.getAxis(),
-            llvm::cast<DistributedLayoutAttrInterface>(layout)));
+        setResults(inferResultLayout(reduce, 0, layout));
       })
       .Case([&](DotOp dot) {
         Attribute layout = layoutOf(dot.getC());
@@ -396,7 +309,9 @@ Handle frontend::Builder::convertLayout(const Handle &value,
         fail("convert_layout from " + value.layout + " to " + layout +
              " moves data between threads (assert_trivial)");
     }
-    result = type.getEncoding() == target
+    // A conversion to CoalescedLayout stays: it lets the backend choose
+    // the result's layout apart from the operand's.
+    result = type.getEncoding() == target && !isa<CoalescedLayoutAttr>(target)
                  ? v
                  : ConvertLayoutOp::create(s.builder, s.loc,
                                            withLayout(type, target), v)

@@ -4,6 +4,7 @@
 
 #include "ir/Layout/LayoutAttrs.h"
 #include "ir/Layout/LayoutBuilders.h"
+#include "ir/Tile/LayoutInference.h"
 #include "ir/Tile/TileOps.h"
 #include "transforms/AxisInfo.h"
 #include "transforms/Passes.h"
@@ -83,6 +84,33 @@ unsigned bitWidthOf(Type element) {
   return element.getIntOrFloatBitWidth();
 }
 
+/// A blocked layout for a tensor of `type`, coalescing the accesses through
+/// `pointers` (when given): the most contiguous dimension fastest, as many
+/// elements a thread as are contiguous and aligned there (up to 16 bytes).
+Attribute blockedLayoutFor(AxisInfoAnalysis &axis, RankedTensorType type,
+                           Value pointers, unsigned numWarps,
+                           unsigned warpSize) {
+  unsigned bits = bitWidthOf(getElementTypeOrSelf(
+      pointers ? getPointeeType(pointers.getType()) : type));
+  unsigned contiguity = 1;
+  SmallVector<unsigned> order;
+  if (pointers)
+    if (const AxisInfo *info = axis.lookup(pointers)) {
+      // The most contiguous dimension goes fastest (the last on ties).
+      for (unsigned d = 0; d < info->getRank(); ++d)
+        order.push_back(d);
+      llvm::stable_sort(order, [&](unsigned a, unsigned b) {
+        if (info->getContiguity(a) != info->getContiguity(b))
+          return info->getContiguity(a) > info->getContiguity(b);
+        return a > b;
+      });
+      contiguity =
+          getAlignedContiguity(*info, order[0], std::max(1u, bits / 8));
+    }
+  return BlockedLayoutAttr::getDefault(type.getContext(), type.getShape(), bits,
+                                       numWarps, warpSize, contiguity, order);
+}
+
 class LayoutAssigner {
 public:
   LayoutAssigner(ModuleOp module, unsigned numWarps, unsigned warpSize)
@@ -104,25 +132,7 @@ private:
   /// A blocked layout for a tensor type, coalescing along the contiguous
   /// dimensions `pointers` has (when given).
   Attribute defaultLayout(RankedTensorType type, Value pointers = {}) {
-    unsigned bits = bitWidthOf(getElementTypeOrSelf(
-        pointers ? getPointeeType(pointers.getType()) : type));
-    unsigned contiguity = 1;
-    SmallVector<unsigned> order;
-    if (pointers)
-      if (const AxisInfo *info = axis.lookup(pointers)) {
-        // The most contiguous dimension goes fastest (the last on ties).
-        for (unsigned d = 0; d < info->getRank(); ++d)
-          order.push_back(d);
-        llvm::stable_sort(order, [&](unsigned a, unsigned b) {
-          if (info->getContiguity(a) != info->getContiguity(b))
-            return info->getContiguity(a) > info->getContiguity(b);
-          return a > b;
-        });
-        contiguity =
-            getAlignedContiguity(*info, order[0], std::max(1u, bits / 8));
-      }
-    return BlockedLayoutAttr::getDefault(context, type.getShape(), bits,
-                                         numWarps, warpSize, contiguity, order);
+    return blockedLayoutFor(axis, type, pointers, numWarps, warpSize);
   }
 
   /// The layout a dot on the CUDA cores computes its result in (a matrix
@@ -813,56 +823,151 @@ LogicalResult removeConversions(ModuleOp module) {
   return success();
 }
 
-struct TileAssignLayoutsPass
-    : public mlir::tile::impl::TileAssignLayoutsPassBase<
-          TileAssignLayoutsPass> {
-  using TileAssignLayoutsPassBase::TileAssignLayoutsPassBase;
-
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    if (failed(verifyTileTensors(module)))
-      return signalPassFailure();
-    Builder b(module.getContext());
-    // The module says how many warps of how many lanes, or we tell it.
-    auto readOrSet = [&](StringRef name, unsigned fallback) -> unsigned {
-      if (auto attr = module->getAttrOfType<IntegerAttr>(name))
-        return attr.getInt();
-      module->setAttr(name, b.getI32IntegerAttr(fallback));
-      return fallback;
+/// Gives the tensors of an explicit-level kernel in CoalescedLayout
+/// (#tile.coalesced) their layouts, as Gluon does: each load, store, atomic
+/// or async copy through pointers in it gives them, and its other operands,
+/// the blocked layout that coalesces it; the values computed from them, and
+/// those they are computed from, get the layouts that follow
+/// (ir/Tile/LayoutInference.h), loops and branches keeping one layout per
+/// carried value. Two accesses wanting two layouts of one value, or a value
+/// no access reaches, are errors.
+LogicalResult resolveCoalescedLayouts(ModuleOp module, unsigned numWarps,
+                                      unsigned warpSize) {
+  auto isCoalesced = [](Value v) {
+    auto tensor = dyn_cast<RankedTensorType>(v.getType());
+    return tensor && isa_and_present<CoalescedLayoutAttr>(tensor.getEncoding());
+  };
+  // Values given a layout here, and the access that gave it.
+  DenseMap<Value, Operation *> origin;
+  // A value, the layout it gets, the access that gives it, and the use
+  // through which it was reached from the value's user (null otherwise).
+  struct Item {
+    Value value;
+    Attribute layout;
+    Operation *access;
+    OpOperand *use = nullptr;
+  };
+  SmallVector<Item> worklist;
+  AxisInfoAnalysis axis(module);
+  module.walk([&](Operation *op) {
+    if (!isa<LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp,
+             AsyncCopyGlobalToLocalOp>(op) ||
+        !isCoalesced(op->getOperand(0)))
+      return;
+    Value pointers = op->getOperand(0);
+    Attribute layout =
+        blockedLayoutFor(axis, cast<RankedTensorType>(pointers.getType()),
+                         pointers, numWarps, warpSize);
+    for (OpOperand &operand : op->getOpOperands())
+      if (isa<RankedTensorType>(operand.get().getType()))
+        worklist.push_back({operand.get(), layout, op, &operand});
+    for (Value result : op->getResults())
+      worklist.push_back({result, layout, op});
+  });
+  // The values that hold one layout with `v` across a loop or a branch.
+  auto tied = [](Value v) {
+    SmallVector<Value> values;
+    auto tieLoop = [&](scf::ForOp loop, unsigned i) {
+      values.append({loop.getInitArgs()[i], loop.getRegionIterArgs()[i],
+                     loop.getResults()[i],
+                     loop.getBody()->getTerminator()->getOperand(i)});
     };
-    unsigned warps = readOrSet("tile.num_warps", numWarps);
-    unsigned lanes = readOrSet("tile.warp_size", warpSize);
-    llvm::Error invalid = verifyWarpSize(lanes);
-    if (!invalid)
-      invalid = verifyNumWarps(warps, kMaxThreadsPerBlock / lanes);
-    if (invalid) {
-      module.emitError() << llvm::toString(std::move(invalid));
-      return signalPassFailure();
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()))
+        if (arg.getArgNumber() >= loop.getNumInductionVars())
+          tieLoop(loop, arg.getArgNumber() - loop.getNumInductionVars());
+    } else if (auto loop = v.getDefiningOp<scf::ForOp>()) {
+      tieLoop(loop, cast<OpResult>(v).getResultNumber());
+    } else if (auto branch = v.getDefiningOp<scf::IfOp>()) {
+      unsigned i = cast<OpResult>(v).getResultNumber();
+      values.push_back(branch.thenYield().getOperand(i));
+      if (branch.elseBlock())
+        values.push_back(branch.elseYield().getOperand(i));
     }
-    LayoutAssigner assigner(module, warps, lanes);
-    for (auto func : module.getOps<func::FuncOp>())
-      if (!func.isExternal())
-        assigner.run(func);
-    if (failed(removeConversions(module)))
-      signalPassFailure();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto loop = dyn_cast<scf::ForOp>(user)) {
+        if (use.getOperandNumber() >= loop.getNumControlOperands())
+          tieLoop(loop, use.getOperandNumber() - loop.getNumControlOperands());
+      } else if (isa<scf::YieldOp>(user)) {
+        Operation *parent = user->getParentOp();
+        if (auto loop = dyn_cast<scf::ForOp>(parent))
+          tieLoop(loop, use.getOperandNumber());
+        else if (isa<scf::IfOp>(parent))
+          values.push_back(parent->getResult(use.getOperandNumber()));
+      }
+    }
+    return values;
+  };
+  while (!worklist.empty()) {
+    auto [v, layout, access, use] = worklist.pop_back_val();
+    Operation *def = v.getDefiningOp();
+    if (!isCoalesced(v)) {
+      auto given = origin.find(v);
+      if (given == origin.end() || layoutOf(v) == layout)
+        continue;
+      // A value computed from nothing but its operands (a range, a splat,
+      // one that canonicalisation merged with a twin) is computed again
+      // for the use that wants another layout.
+      if (use && def && def->getNumResults() == 1 &&
+          def->getNumRegions() == 0 && isMemoryEffectFree(def)) {
+        OpBuilder builder(def);
+        v = builder.clone(*def)->getResult(0);
+        use->set(v);
+      } else {
+        InFlightDiagnostic error =
+            (def ? def : access)->emitError()
+            << "a tensor in CoalescedLayout gets two layouts: " << layoutOf(v)
+            << " and " << layout
+            << " from two accesses; give it one (gl.convert_layout)";
+        error.attachNote(given->second->getLoc())
+            << "the access that wants " << layoutOf(v);
+        error.attachNote(access->getLoc())
+            << "the access that wants " << layout;
+        return error;
+      }
+      def = v.getDefiningOp();
+    }
+    v.setType(withLayout(v.getType(), layout));
+    if (auto constant = dyn_cast_or_null<arith::ConstantOp>(def))
+      constant.setValueAttr(cast<DenseElementsAttr>(constant.getValue())
+                                .reshape(cast<ShapedType>(v.getType())));
+    origin[v] = access;
+    auto push = [&](Value next, Attribute nextLayout, OpOperand *through) {
+      if (nextLayout && isa<RankedTensorType>(next.getType()))
+        worklist.push_back({next, nextLayout, access, through});
+    };
+    for (Value t : tied(v))
+      push(t, layout, nullptr);
+    if (def)
+      for (OpOperand &operand : def->getOpOperands())
+        push(operand.get(),
+             inferOperandLayout(def, operand.getOperandNumber(), layout),
+             &operand);
+    for (OpOperand &user : v.getUses())
+      for (Value result : user.getOwner()->getResults())
+        push(
+            result,
+            inferResultLayout(user.getOwner(), user.getOperandNumber(), layout),
+            nullptr);
   }
-};
-
-struct TileRemoveConversionsPass
-    : public mlir::tile::impl::TileRemoveConversionsPassBase<
-          TileRemoveConversionsPass> {
-  void runOnOperation() override {
-    if (failed(removeConversions(getOperation())))
-      signalPassFailure();
-  }
-};
-} // namespace
+  WalkResult result = module.walk([&](Operation *op) {
+    for (Value v : op->getResults())
+      if (isCoalesced(v)) {
+        op->emitError() << "a tensor in CoalescedLayout reaches no load or "
+                           "store to coalesce: give it a layout";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
 
 /// The layouts of an explicit-level kernel suit the target: each
 /// distributed layout is made for warps of its lanes and for the kernel's
 /// warps (Gluon's checks, made once the target is known).
-static LogicalResult verifyExplicitLayouts(ModuleOp module, unsigned numWarps,
-                                           unsigned warpSize) {
+LogicalResult verifyExplicitLayouts(ModuleOp module, unsigned numWarps,
+                                    unsigned warpSize) {
   auto check = [&](Operation *op, Type type) -> LogicalResult {
     auto tensor = dyn_cast<RankedTensorType>(type);
     if (!tensor)
@@ -895,17 +1000,66 @@ static LogicalResult verifyExplicitLayouts(ModuleOp module, unsigned numWarps,
   return failure(result.wasInterrupted());
 }
 
+struct TileAssignLayoutsPass
+    : public mlir::tile::impl::TileAssignLayoutsPassBase<
+          TileAssignLayoutsPass> {
+  using TileAssignLayoutsPassBase::TileAssignLayoutsPassBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (failed(verifyTileTensors(module)))
+      return signalPassFailure();
+    Builder b(module.getContext());
+    // The module says how many warps of how many lanes, or we tell it.
+    auto readOrSet = [&](StringRef name, unsigned fallback) -> unsigned {
+      if (auto attr = module->getAttrOfType<IntegerAttr>(name))
+        return attr.getInt();
+      module->setAttr(name, b.getI32IntegerAttr(fallback));
+      return fallback;
+    };
+    unsigned warps = readOrSet("tile.num_warps", numWarps);
+    unsigned lanes = readOrSet("tile.warp_size", warpSize);
+    llvm::Error invalid = verifyWarpSize(lanes);
+    if (!invalid)
+      invalid = verifyNumWarps(warps, kMaxThreadsPerBlock / lanes);
+    if (invalid) {
+      module.emitError() << llvm::toString(std::move(invalid));
+      return signalPassFailure();
+    }
+    // An explicit-level kernel keeps its layouts: only CoalescedLayout's
+    // are chosen for it.
+    if (module->hasAttr(kExplicitLayoutsAttr)) {
+      if (failed(resolveCoalescedLayouts(module, warps, lanes)) ||
+          failed(verifyExplicitLayouts(module, warps, lanes)))
+        signalPassFailure();
+      return;
+    }
+    LayoutAssigner assigner(module, warps, lanes);
+    for (auto func : module.getOps<func::FuncOp>())
+      if (!func.isExternal())
+        assigner.run(func);
+    if (failed(removeConversions(module)))
+      signalPassFailure();
+  }
+};
+
+struct TileRemoveConversionsPass
+    : public mlir::tile::impl::TileRemoveConversionsPassBase<
+          TileRemoveConversionsPass> {
+  void runOnOperation() override {
+    if (failed(removeConversions(getOperation())))
+      signalPassFailure();
+  }
+};
+} // namespace
+
 LogicalResult mlir::tile::runLayoutStage(ModuleOp module,
                                          const LayoutStage &stage) {
   PassManager pm(module.getContext());
   if (module->hasAttr(kExplicitLayoutsAttr)) {
     // The kernel chose its layouts, buffers, copies and matrix
-    // instructions: nothing is chosen for it.
-    if (failed(verifyExplicitLayouts(module, stage.numWarps, stage.warpSize)))
-      return failure();
-    Builder b(module.getContext());
-    module->setAttr("tile.num_warps", b.getI32IntegerAttr(stage.numWarps));
-    module->setAttr("tile.warp_size", b.getI32IntegerAttr(stage.warpSize));
+    // instructions: nothing is chosen for it but CoalescedLayout's.
+    pm.addPass(createTileAssignLayoutsPass({stage.numWarps, stage.warpSize}));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   } else {

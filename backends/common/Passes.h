@@ -86,8 +86,9 @@ struct LayoutStage {
 /// tile-pipeline with that default depth (loops that feed dots get async
 /// copies into that many buffers; a loop's own tile.num_stages wins); last
 /// the late passes. A module of the explicit level (kExplicitLayoutsAttr)
-/// keeps its layouts: they are checked against the warps, and only
-/// canonicalize, cse, tile-fma-dots and the late passes run.
+/// keeps its layouts: tile-assign-layouts resolves its CoalescedLayouts and
+/// checks them all against the warps, and only canonicalize, cse,
+/// tile-fma-dots and the late passes run.
 LogicalResult runLayoutStage(ModuleOp module, const LayoutStage &stage);
 
 /// tile-pipeline's work on `module`, copying descriptor blocks with `bulk`

@@ -26,6 +26,14 @@ def TileAssignLayoutsPass : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
     Where an operand is not in the layout its op needs, a
     `tile.convert_layout` is inserted; canonicalisation removes those of
     splats and constants.
+
+    A module of the explicit level (`tile.explicit_layouts`) keeps its
+    layouts. Only its tensors in `#tile.coalesced` get one: the blocked
+    layout that coalesces the load, store, atomic or async copy they reach
+    (seeding all of its operands), and the layouts that follow through the
+    ops between (a slice back through expand_dims, and so on). Two accesses
+    wanting two layouts of one value, a coalesced value no access reaches,
+    and layouts made for other warps are errors.
   }];
   let options = [
     Option<"numWarps", "num-warps", "unsigned", /*default=*/"4",

@@ -353,6 +353,16 @@ unsigned DotOperandLayoutAttr::getNumWarps() const {
 }
 
 //===----------------------------------------------------------------------===//
+// CoalescedLayoutAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+CoalescedLayoutAttr::verifyEncoding(ArrayRef<int64_t>, Type,
+                                    function_ref<InFlightDiagnostic()>) const {
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Shared layouts
 //===----------------------------------------------------------------------===//
 

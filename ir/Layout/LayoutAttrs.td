@@ -160,6 +160,23 @@ def Tile_DotOperandLayoutAttr : Tile_LayoutAttr<"DotOperandLayout", "dot_operand
   }];
 }
 
+def Tile_CoalescedLayoutAttr : Tile_LayoutAttr<"CoalescedLayout", "coalesced"> {
+  let summary = "a layout the backend chooses to coalesce memory accesses";
+  let description = [{
+    A placeholder of the explicit level (Gluon's CoalescedLayout): the
+    tensors holding it get, for the target's warps, the blocked layout that
+    coalesces the loads and stores they reach, and the layouts that follow
+    from it through the ops between them (tile-resolve-coalesced-layouts).
+    No tensor has it after the backend's layout stage.
+
+    ```mlir
+    tensor<128xi32, #tile.coalesced>
+    ```
+  }];
+  let genVerifyDecl = 0;
+  let assemblyFormat = "";
+}
+
 //===----------------------------------------------------------------------===//
 // Shared-memory layouts
 //===----------------------------------------------------------------------===//

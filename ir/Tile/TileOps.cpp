@@ -339,6 +339,11 @@ LogicalResult SplitOp::verify() {
 //===----------------------------------------------------------------------===//
 
 OpFoldResult ConvertLayoutOp::fold(FoldAdaptor adaptor) {
+  // A conversion to CoalescedLayout stays until the backend resolves it: it
+  // parts the layout of its result from its operand's.
+  if (isa_and_present<CoalescedLayoutAttr>(getType().getEncoding()) &&
+      !adaptor.getSrc())
+    return {};
   // convert_layout to the same layout -> x; of a splat constant -> constant
   return foldShapeOp(getSrc(), adaptor.getSrc(), getType());
 }

@@ -276,6 +276,88 @@ def test_warps_are_checked_against_num_warps(own_targets):
         kernel.compile_for("cuda:90")
 
 
+COALESCED = gl.CoalescedLayout()
+
+
+@gluon.jit
+def coalesced_kernel(x_ptr, out_ptr, M, N, BM: gl.constexpr, BN: gl.constexpr):
+    rows = gl.arange(0, BM, COALESCED)
+    cols = gl.arange(0, BN, COALESCED)
+    offsets = rows[:, None] * N + cols[None, :]
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    x = gl.load(x_ptr + offsets, mask, other=0.0)
+    gl.store(out_ptr + offsets, gl.maximum(x, 0.5), mask)
+    # The sums come in the slice of the tile's layout; the store of a range
+    # wants its own, which the conversion to CoalescedLayout lets it have.
+    sums = gl.convert_layout(gl.sum(x, axis=1), COALESCED)
+    gl.store(out_ptr + M * N + rows, sums, rows < M)
+
+
+def test_coalesced_layout(device, rng, own_targets):
+    x = rng.random((30, 64), dtype=np.float32)
+    out = np.zeros(30 * 64 + 30, np.float32)
+    coalesced_kernel[(1,)](x, out, 30, 64, 32, 64)
+    np.testing.assert_array_equal(out[:-30].reshape(30, 64), np.maximum(x, 0.5))
+    np.testing.assert_allclose(out[-30:], x.sum(axis=1), rtol=1e-5)
+    kernel = coalesced_kernel.warmup(x, out, 30, 64, 32, 64, grid=(1,))
+    assert "#tile.coalesced" in kernel.asm["tile"]
+    # The target's warps choose the layout: 16-byte vectors along the rows.
+    for target, lanes in [("cuda:90", 32), ("hip:gfx942", 64)]:
+        kernel.compile_for(target)
+        laid_out = kernel.asm["tile-layout"]
+        assert "#tile.coalesced" not in laid_out
+        assert (f"#tile.blocked<{{sizePerThread = [1, 4], threadsPerWarp = [{lanes // 16}, 16], "
+                "warpsPerCTA = [4, 1], order = [1, 0]}>") in laid_out
+        assert (f"#tile.blocked<{{sizePerThread = [1], threadsPerWarp = [{lanes}], "
+                "warpsPerCTA = [4], order = [0]}>") in laid_out
+
+
+@gluon.jit
+def tensor_of_coalesced_kernel(x_ptr):
+    x = gl.full([64], 1.0, gl.float32, gl.CoalescedLayout())
+    gl.static_assert(x.type.layout == gl.CoalescedLayout())
+    gl.store(x_ptr + gl.arange(0, 64, gl.CoalescedLayout()), x)
+
+
+def test_coalesced_layout_is_a_layout_value(device):
+    with pytest.raises(ValueError, match="no rank"):
+        gl.CoalescedLayout().rank
+    x = np.zeros(64, np.float32)
+    tensor_of_coalesced_kernel[(1,)](x)
+    np.testing.assert_array_equal(x, 1.0)
+
+
+@gluon.jit
+def coalesced_conflict_kernel(x_ptr, y_ptr):
+    offsets = gl.arange(0, 512, gl.CoalescedLayout())
+    x = gl.load(x_ptr + offsets)
+    gl.store(y_ptr + offsets, x)
+
+
+def test_coalesced_layouts_that_conflict_are_an_error(own_targets):
+    # x is 16-byte aligned and y only 4: its load and store want two layouts.
+    x = np.zeros(1024, np.float32)
+    kernel = coalesced_conflict_kernel.warmup(x[:512], x[1:513], grid=(1,))
+    with pytest.raises(tessera.CompilationError) as e:
+        kernel.compile_for("cuda:90")
+    message = str(e.value)
+    assert "a tensor in CoalescedLayout gets two layouts" in message
+    assert f"test_gluon.py:{line_of('x = gl.load(x_ptr + offsets)')}:" in message
+    assert f"test_gluon.py:{line_of('gl.store(y_ptr + offsets, x)')}:" in message
+
+
+@gluon.jit
+def coalesced_and_blocked_kernel(x_ptr):
+    a = gl.arange(0, 512, gl.CoalescedLayout())
+    b = gl.arange(0, 512, gl.BlockedLayout([4], [32], [4], [0]))
+    gl.store(x_ptr + a, a + b)
+
+
+def test_coalesced_and_another_layout_do_not_mix():
+    with pytest.raises(tessera.CompilationError, match="layout mismatch"):
+        coalesced_and_blocked_kernel.warmup(np.zeros(512, np.int32), grid=(1,))
+
+
 @gluon.jit
 def wrong_mma_operand_kernel(x_ptr):
     a = gl.zeros([32, 16], gl.float16, gl.DotOperandLayout(1, MMA, 2))
@@ -662,7 +744,6 @@ def test_allocate_with_a_value_where_and_full_like(device, rng):
 
 
 @pytest.mark.parametrize("make, message", [
-    (lambda: gl.CoalescedLayout(), "CoalescedLayout is not supported"),
     (lambda: gl.PaddedSharedLayout([[32, 4]], [[0, 1]], [], [16, 16]),
      "PaddedSharedLayout is not supported"),
 ])

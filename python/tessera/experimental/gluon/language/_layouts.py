@@ -92,11 +92,16 @@ class AutoLayout(DistributedLayout):
 
 
 class CoalescedLayout(DistributedLayout):
-    """Gluon's layout resolved by coalescing analysis; not available yet."""
+    """A layout the compiler chooses for the target: the blocked layout that
+    coalesces the loads and stores the tensor reaches, and what follows from
+    it through the ops between (a slice through expand_dims, and so on)."""
+
+    @property
+    def rank(self):
+        raise ValueError("CoalescedLayout has no rank")
 
     def _ir(self):
-        raise CompilationError("CoalescedLayout is not supported yet: give a BlockedLayout "
-                               "(or AutoLayout with gl.set_auto_layout)")
+        return "#tile.coalesced"
 
 
 class BlockedLayout(DistributedLayout):
@@ -373,6 +378,8 @@ def _from_ir(text):
     if known is not None:
         return known
     layout = None
+    if text == "#tile.coalesced":
+        layout = CoalescedLayout()
     m = re.fullmatch(r"#tile\.blocked<\{sizePerThread = " + _INTS + r", threadsPerWarp = " + _INTS
                      + r", warpsPerCTA = " + _INTS + r", order = " + _INTS + r"\}>", text)
     if m:
