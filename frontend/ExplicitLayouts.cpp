@@ -498,13 +498,9 @@ Value reinterpretBuffer(OpBuilder &builder, Location loc, Value buffer,
   auto type = cast<MemDescType>(buffer.getType());
   if (type.getShape() != type.getLayoutShape())
     fail("only a whole buffer can be reshaped or reinterpreted, not a slice");
-  auto bits = [](MemDescType t) {
-    return t.getNumElements() *
-           int64_t(t.getElementType().getIntOrFloatBitWidth());
-  };
-  if (bits(result) > bits(type))
-    fail("a buffer of " + Twine(bits(type) / 8) + " bytes cannot hold " +
-         Twine(bits(result) / 8));
+  if (getBufferBits(result) > getBufferBits(type))
+    fail("a buffer of " + Twine(getBufferBits(type) / 8) +
+         " bytes cannot hold " + Twine(getBufferBits(result) / 8));
   return MemDescReinterpretOp::create(builder, loc, result, buffer);
 }
 } // namespace
@@ -522,12 +518,19 @@ Handle frontend::Builder::memdescReshape(const Handle &buffer,
   if (count != type.getNumElements())
     fail("cannot reshape a buffer of " + shapeText(type.getShape()) + " to " +
          shapeText(shape));
-  // Each element keeps its offset: the linear form, reshaped row-major.
+  // Each element keeps its offset: the linear form, reshaped row-major,
+  // with the same padding.
   LinearLayout linear =
-      llvm::cast<SharedLayoutAttrInterface>(type.getEncoding())
-          .toLinearLayout(type.getShape());
-  Attribute encoding = SharedLinearEncodingAttr::get(
-      &s.context, reshapeRowMajor(linear, shape), /*alignment=*/16);
+      reshapeRowMajor(llvm::cast<SharedLayoutAttrInterface>(type.getEncoding())
+                          .toLinearLayout(type.getShape()),
+                      shape);
+  SharedPadding padding = getSharedPadding(type.getEncoding());
+  Attribute encoding =
+      padding.empty()
+          ? Attribute(SharedLinearEncodingAttr::get(&s.context, linear,
+                                                    /*alignment=*/16))
+          : PaddedSharedLayoutAttr::get(&s.context, padding.intervals,
+                                        padding.paddings, linear);
   auto result = checkedMemDesc(&s.context, shape, type.getElementType(),
                                encoding, type.getMutableMemory(), shape);
   return s.handle(

@@ -83,6 +83,10 @@ int64_t frontend::bankConflicts(const std::string &layout,
   if (!isShared)
     throw FrontendError("bank_conflicts needs a shared layout second, got " +
                         shared);
+  // Banks follow from a linear layout's offsets, which padding moves.
+  if (!getSharedPadding(parseLayoutAttribute(shared, &layoutContext())).empty())
+    throw FrontendError("bank_conflicts does not measure padded layouts (" +
+                        shared + ")");
   BankTraffic traffic =
       measureBankTraffic(distributed, distributed, buffer, elementBitWidth);
   return traffic.storeWavefronts - traffic.idealStoreWavefronts;

@@ -44,14 +44,42 @@ Value elementPointer(OpBuilder &b, Location loc, Value base, Type element,
                              ValueRange{offset});
 }
 
+/// The place of the element at `offset` of a layout with `padding`.
+Value padOffset(OpBuilder &b, Location loc, Value offset,
+                const SharedPadding &padding) {
+  Value padded = offset;
+  for (auto [interval, pad] : llvm::zip(padding.intervals, padding.paddings)) {
+    Value intervals = arith::ShRUIOp::create(
+        b, loc, offset, i32Constant(b, loc, llvm::Log2_32(interval)));
+    padded = arith::AddIOp::create(
+        b, loc, padded,
+        arith::ShLIOp::create(b, loc, intervals,
+                              i32Constant(b, loc, llvm::Log2_32(pad))));
+  }
+  return padded;
+}
+
 /// How the registers of a tensor in `layout` reach the view's elements:
 /// through `toOffset` (hardware bits to element offsets from `base`) where
 /// the view is its buffer's whole tile or lies at a constant distance from
 /// the tile's start (accessView), else through each register's own address.
+/// Offsets are placed by the layout's `padding`.
 struct Access {
   std::optional<LinearLayout> toOffset;
   Value base;
   SmallVector<Value> addresses;
+  SharedPadding padding;
+
+  /// The address of the element `toOffset` gives `offset`.
+  Value address(OpBuilder &b, Location loc, Type element, Value offset) const {
+    if (!padding.empty())
+      offset = padOffset(b, loc, offset, padding);
+    return elementPointer(b, loc, base, element, offset);
+  }
+  /// The most elements a vector through `toOffset` moves.
+  unsigned maxVector() const {
+    return padding.empty() ? ~0u : padding.maxVector();
+  }
 };
 
 /// The element offset in a buffer of `shared` of a view at constant
@@ -91,6 +119,7 @@ FailureOr<Access> accessView(OpBuilder &b, Location loc,
                             .toLinearLayout(type.getLayoutShape());
   Access access;
   access.base = view.base;
+  access.padding = getSharedPadding(type.getEncoding());
   bool wholeTile =
       type.getShape() == type.getLayoutShape() &&
       llvm::all_of(view.offsets, [](Value v) { return matchPattern(v, m_Zero()); });
@@ -107,7 +136,8 @@ FailureOr<Access> accessView(OpBuilder &b, Location loc,
   if (!placed)
     llvm::consumeError(placed.takeError());
   else if (std::optional<LinearLayout> toOffset =
-               placed->invertAndCompose(shared))
+               placed->invertAndCompose(shared);
+           toOffset && access.padding.empty())
     if (std::optional<int32_t> distance = constantDistance(
             shared, *toOffset, view.offsets, type.getShape())) {
       access.toOffset = toOffset;
@@ -135,8 +165,7 @@ FailureOr<Access> accessView(OpBuilder &b, Location loc,
             arith::MulIOp::create(b, loc, set, i32Constant(b, loc, basis[0])));
       }
     }
-    access.addresses.push_back(
-        elementPointer(b, loc, view.base, element, offset));
+    access.addresses.push_back(access.address(b, loc, element, offset));
   }
   return access;
 }
@@ -146,10 +175,10 @@ void storeThrough(OpBuilder &b, Location loc, const LoweringState &state,
                   const Access &access, const LinearLayout &layout,
                   ValueRange values, Type element) {
   if (access.toOffset) {
-    storeToShared(b, loc, state, layout, *access.toOffset, values, element,
-                  [&](Value offset) {
-                    return elementPointer(b, loc, access.base, element, offset);
-                  });
+    storeToShared(
+        b, loc, state, layout, *access.toOffset, values, element,
+        [&](Value offset) { return access.address(b, loc, element, offset); },
+        access.maxVector());
     return;
   }
   for (auto [r, value] : llvm::enumerate(values))
@@ -224,8 +253,9 @@ public:
       values = loadFromShared(
           rewriter, loc, state, layout, *access->toOffset, element,
           [&](Value offset) {
-            return elementPointer(rewriter, loc, access->base, element, offset);
-          });
+            return access->address(rewriter, loc, element, offset);
+          },
+          access->maxVector());
     } else {
       for (Value address : access->addresses)
         values.push_back(loadShared(rewriter, loc, address, element));
@@ -275,8 +305,11 @@ public:
                                "indexed");
     Location loc = op.getLoc();
     View view(adaptor.getSrc());
-    int64_t stride = 1;
-    for (int64_t size : src.getAllocShape().take_back(src.getRank() - 1))
+    // Tiles, and the stacks of tiles in the dimensions after the index.
+    int64_t stride = getTileSpan(src);
+    for (int64_t size : src.getAllocShape()
+                            .take_back(src.getRank() - 1)
+                            .drop_back(getSharedLayoutRank(src.getEncoding())))
       stride *= size;
     Value index = adaptor.getIndex().front();
     if (!matchPattern(view.offsets[0], m_Zero()))
@@ -378,9 +411,10 @@ public:
     unsigned vec = 1;
     SmallVector<SmallVector<Value>> offsets;
     if (access->toOffset) {
-      vec = std::min(sharedVectorWidth(*access->toOffset, element),
-                     memoryVectorWidth(state, op.getPtrs(), op.getMask(),
-                                       stored));
+      vec = std::min(
+          {sharedVectorWidth(*access->toOffset, element),
+           memoryVectorWidth(state, op.getPtrs(), op.getMask(), stored),
+           access->maxVector()});
       offsets = emitCoords(rewriter, loc, *access->toOffset,
                            emitHardwareIds(rewriter, loc, state.target));
     }
@@ -393,10 +427,9 @@ public:
     for (unsigned r = 0; r < ptrs.size(); r += vec) {
       if (isDuplicateRegister(layout, r))
         continue;
-      Value address =
-          access->toOffset
-              ? elementPointer(rewriter, loc, view.base, element, offsets[r][0])
-              : access->addresses[r];
+      Value address = access->toOffset ? access->address(rewriter, loc, element,
+                                                         offsets[r][0])
+                                       : access->addresses[r];
       Value pred = op.getMask() ? adaptor.getMask()[r]
                                 : arith::ConstantIntOp::create(rewriter, loc, 1, 1);
       if (async) {

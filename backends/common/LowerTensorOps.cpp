@@ -250,11 +250,13 @@ namespace {
 std::optional<SmallVector<Value>>
 loadByMatrices(OpBuilder &b, Location loc, const LoweringState &state,
                const LinearLayout &toOffset, Type element, HardwareIds ids,
-               llvm::function_ref<Value(Value)> elementAddress) {
+               llvm::function_ref<Value(Value)> elementAddress,
+               unsigned maxVector) {
   const TargetInfo &target = state.target;
   int regBits = toOffset.getInDimSizeLog2(kRegister);
+  // Rows are 8 elements of 16 bits, 16-byte aligned.
   if (!target.hasMatrixLoads() || storageBytes(element) != 2 || regBits < 1 ||
-      toOffset.getInDimSizeLog2(kLane) != 5)
+      toOffset.getInDimSizeLog2(kLane) != 5 || maxVector < 8)
     return std::nullopt;
   auto offsetOf = [&](StringRef dim, int bit) {
     return toOffset.getBasis(dim, bit)[0];
@@ -376,10 +378,11 @@ void mlir::tile::storeToShared(OpBuilder &b, Location loc,
                                const LinearLayout &layout,
                                const LinearLayout &toOffset, ValueRange values,
                                Type element,
-                               llvm::function_ref<Value(Value)> elementAddress) {
+                               llvm::function_ref<Value(Value)> elementAddress,
+                               unsigned maxVector) {
   HardwareIds ids = emitHardwareIds(b, loc, state.target);
   SmallVector<SmallVector<Value>> offsets = emitCoords(b, loc, toOffset, ids);
-  unsigned vec = sharedVectorWidth(toOffset, element);
+  unsigned vec = std::min(sharedVectorWidth(toOffset, element), maxVector);
   for (unsigned r = 0; r < values.size(); r += vec) {
     if (isDuplicateRegister(layout, r))
       continue;
@@ -400,13 +403,13 @@ void mlir::tile::storeToShared(OpBuilder &b, Location loc,
 SmallVector<Value> mlir::tile::loadFromShared(
     OpBuilder &b, Location loc, const LoweringState &state,
     const LinearLayout &layout, const LinearLayout &toOffset, Type element,
-    llvm::function_ref<Value(Value)> elementAddress) {
+    llvm::function_ref<Value(Value)> elementAddress, unsigned maxVector) {
   HardwareIds ids = emitHardwareIds(b, loc, state.target);
   if (std::optional<SmallVector<Value>> loaded = loadByMatrices(
-          b, loc, state, toOffset, element, ids, elementAddress))
+          b, loc, state, toOffset, element, ids, elementAddress, maxVector))
     return *loaded;
   SmallVector<SmallVector<Value>> offsets = emitCoords(b, loc, toOffset, ids);
-  unsigned vec = sharedVectorWidth(toOffset, element);
+  unsigned vec = std::min(sharedVectorWidth(toOffset, element), maxVector);
   SmallVector<Value> result;
   for (unsigned r = 0, e = numRegisters(layout); r < e; r += vec) {
     Value address = elementAddress(offsets[r][0]);

@@ -139,18 +139,21 @@ unsigned memoryVectorWidth(const LoweringState &state, Value ptr, Value mask,
                            Type stored);
 /// Stores the registers `values` of a tensor in `layout` to shared memory,
 /// each to `elementAddress` of the element offset `toOffset` gives it,
-/// vectorised where offsets allow; duplicates are stored once.
+/// vectorised where offsets allow (vectors of at most `maxVector` elements,
+/// which the addresses keep contiguous and aligned); duplicates are stored
+/// once.
 void storeToShared(OpBuilder &b, Location loc, const LoweringState &state,
                    const LinearLayout &layout, const LinearLayout &toOffset,
                    ValueRange values, Type element,
-                   llvm::function_ref<Value(Value)> elementAddress);
+                   llvm::function_ref<Value(Value)> elementAddress,
+                   unsigned maxVector = ~0u);
 /// The registers of a tensor in `layout` loaded from shared memory the same
 /// way (with the target's matrix loads where the layouts allow).
-SmallVector<Value> loadFromShared(OpBuilder &b, Location loc,
-                                  const LoweringState &state,
-                                  const LinearLayout &layout,
-                                  const LinearLayout &toOffset, Type element,
-                                  llvm::function_ref<Value(Value)> elementAddress);
+SmallVector<Value>
+loadFromShared(OpBuilder &b, Location loc, const LoweringState &state,
+               const LinearLayout &layout, const LinearLayout &toOffset,
+               Type element, llvm::function_ref<Value(Value)> elementAddress,
+               unsigned maxVector = ~0u);
 /// Bytes an element of type `type` takes in memory (pointers: 8, i1: 1).
 unsigned storageBytes(Type type);
 /// The type memory holds a scalar of `type` as: booleans as bytes, floats

@@ -58,8 +58,9 @@ WarpSpecializeOp partitionOf(Operation *op) {
 }
 
 int64_t bufferBytes(MemDescType type) {
-  int64_t elements = 1;
-  for (int64_t size : type.getAllocShape())
+  ArrayRef<int64_t> shape = type.getAllocShape();
+  int64_t elements = getTileSpan(type);
+  for (int64_t size : shape.drop_back(getSharedLayoutRank(type.getEncoding())))
     elements *= size;
   return elements *
          std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);

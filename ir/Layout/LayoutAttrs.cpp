@@ -467,23 +467,110 @@ void SharedLinearEncodingAttr::print(AsmPrinter &printer) const {
   printer << ", alignment = " << getAlignment() << "}>";
 }
 
-LogicalResult SharedLinearEncodingAttr::verifyEncoding(
-    ArrayRef<int64_t> shape, Type,
-    function_ref<InFlightDiagnostic()> emitError) const {
-  if (failed(verifyRank(emitError, *this, getLayout().getNumOutDims(), shape)))
+/// Checks that `attr`, whose linear form is `layout`, lays out tensors of
+/// `shape`.
+static LogicalResult
+verifyLinearShape(function_ref<InFlightDiagnostic()> emitError, Attribute attr,
+                  const LinearLayout &layout, ArrayRef<int64_t> shape) {
+  if (failed(verifyRank(emitError, attr, layout.getNumOutDims(), shape)))
     return failure();
   for (auto [d, size] : llvm::enumerate(shape))
-    if (getLayout().getOutDimSize(dimName(d)) != size)
-      return emitError() << "layout " << *this << " lays out "
-                         << getLayout().getOutDimSize(dimName(d))
+    if (layout.getOutDimSize(dimName(d)) != size)
+      return emitError() << "layout " << attr << " lays out "
+                         << layout.getOutDimSize(dimName(d))
                          << " elements along dimension " << d << ", not "
                          << size;
   return success();
 }
 
+LogicalResult SharedLinearEncodingAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  return verifyLinearShape(emitError, *this, getLayout(), shape);
+}
+
 LinearLayout
 SharedLinearEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   return getLayout();
+}
+
+LogicalResult PaddedSharedLayoutAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, ArrayRef<unsigned> intervals,
+    ArrayRef<unsigned> paddings, LinearLayout layout) {
+  if (failed(SharedLinearEncodingAttr::verify(emitError, layout, 16)))
+    return failure();
+  if (intervals.size() != paddings.size())
+    return emitError() << "intervals size (" << intervals.size()
+                       << ") must match paddings size (" << paddings.size()
+                       << ")";
+  if (intervals.empty())
+    return emitError() << "must have at least one interval-padding pair";
+  for (auto [i, interval] : llvm::enumerate(intervals)) {
+    if (!llvm::isPowerOf2_32(interval))
+      return emitError() << "interval values must all be power of two";
+    if (!llvm::isPowerOf2_32(paddings[i]))
+      return emitError() << "padding values must all be power of two";
+    if (llvm::is_contained(intervals.take_front(i), interval))
+      return emitError() << "interval values cannot have duplicates";
+  }
+  return success();
+}
+
+Attribute PaddedSharedLayoutAttr::parse(AsmParser &parser, Type) {
+  SmallVector<unsigned> intervals, paddings;
+  auto parsePair = [&]() -> ParseResult {
+    unsigned interval, padding;
+    if (parser.parseInteger(interval) || parser.parseColon() ||
+        parser.parseOptionalPlus() || parser.parseInteger(padding))
+      return failure();
+    intervals.push_back(interval);
+    paddings.push_back(padding);
+    return success();
+  };
+  LinearLayout::Bases bases;
+  size_t rank = 0;
+  if (parser.parseLess() ||
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parsePair) ||
+      parser.parseLBrace() || parser.parseKeyword(kOffset) ||
+      parser.parseEqual() || parseBases(parser, rank, bases) ||
+      parser.parseRBrace() || parser.parseGreater())
+    return {};
+  llvm::Expected<LinearLayout> layout = LinearLayout::createWithMinimalOuts(
+      {{kOffset, std::move(bases)}}, dimNames(rank));
+  if (!layout) {
+    parser.emitError(parser.getNameLoc(), llvm::toString(layout.takeError()));
+    return {};
+  }
+  return parser.getChecked<PaddedSharedLayoutAttr>(
+      parser.getContext(), intervals, paddings, *layout);
+}
+
+void PaddedSharedLayoutAttr::print(AsmPrinter &printer) const {
+  printer << "<[";
+  llvm::interleaveComma(
+      llvm::zip(getIntervals(), getPaddings()), printer, [&](auto pair) {
+        printer << std::get<0>(pair) << ":+" << std::get<1>(pair);
+      });
+  printer << "] {" << kOffset << " = ";
+  printBases(printer, getLayout().getInDims().front().bases);
+  printer << "}>";
+}
+
+LogicalResult PaddedSharedLayoutAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type,
+    function_ref<InFlightDiagnostic()> emitError) const {
+  return verifyLinearShape(emitError, *this, getLayout(), shape);
+}
+
+LinearLayout
+PaddedSharedLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  return getLayout();
+}
+
+SharedPadding mlir::tile::getSharedPadding(Attribute encoding) {
+  if (auto padded = dyn_cast_if_present<PaddedSharedLayoutAttr>(encoding))
+    return padded.getPadding();
+  return {};
 }
 
 //===----------------------------------------------------------------------===//

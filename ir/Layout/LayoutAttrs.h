@@ -19,6 +19,10 @@ namespace mlir::tile {
 /// The linear form of `type`'s layout encoding, distributed or shared; none
 /// when the type has no layout.
 std::optional<LinearLayout> toLinearLayout(RankedTensorType type);
+
+/// The padding a shared layout leaves between its elements: none but for
+/// #tile.padded_shared.
+SharedPadding getSharedPadding(Attribute encoding);
 } // namespace mlir::tile
 
 #endif // TESSERA_IR_LAYOUT_LAYOUTATTRS_H

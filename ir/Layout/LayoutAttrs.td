@@ -241,4 +241,30 @@ def Tile_SharedLinearLayoutAttr : Tile_LayoutAttr<"SharedLinearEncoding",
   let hasCustomAssemblyFormat = 1;
 }
 
+def Tile_PaddedSharedLayoutAttr : Tile_LayoutAttr<"PaddedSharedLayout",
+    "padded_shared", [DeclareAttrInterfaceMethods<Tile_SharedLayoutInterface>]> {
+  let summary = "a shared-memory layout with padding between its elements";
+  let description = [{
+    The tensor coordinates of each bit of an element's offset, as
+    `#tile.shared_linear`, with `paddings[i]` empty elements after every
+    `intervals[i]` offsets (Gluon's PaddedSharedLayout): the element at
+    offset o sits at o + sum_i (o / intervals[i]) * paddings[i]. Padding
+    moves rows apart in the banks without a swizzle.
+
+    ```mlir
+    #tile.padded_shared<[32:+4, 256:+8] {offset = [[0, 1], [0, 2], [1, 0]]}>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"unsigned">:$intervals,
+                        ArrayRefParameter<"unsigned">:$paddings,
+                        "::mlir::tile::LinearLayout":$layout);
+  let hasCustomAssemblyFormat = 1;
+  let extraClassDeclaration = [{
+    ::mlir::tile::SharedPadding getPadding() const {
+      return {::llvm::SmallVector<unsigned>(getIntervals()),
+              ::llvm::SmallVector<unsigned>(getPaddings())};
+    }
+  }];
+}
+
 #endif // TESSERA_IR_LAYOUT_LAYOUTATTRS_TD

@@ -338,3 +338,27 @@ BlockedParams mlir::tile::defaultBlockedParams(
   }
   return p;
 }
+
+int64_t SharedPadding::apply(int64_t offset) const {
+  int64_t padded = offset;
+  for (auto [interval, padding] : llvm::zip(intervals, paddings))
+    padded += (offset >> llvm::Log2_32(interval)) << llvm::Log2_32(padding);
+  return padded;
+}
+
+int64_t SharedPadding::size(int64_t elements) const {
+  int64_t size = elements;
+  for (auto [interval, padding] : llvm::zip(intervals, paddings)) {
+    size += (elements >> llvm::Log2_32(interval)) << llvm::Log2_32(padding);
+    if (elements % interval == 0)
+      size -= padding;
+  }
+  return size;
+}
+
+unsigned SharedPadding::maxVector() const {
+  unsigned vec = ~0u;
+  for (auto [interval, padding] : llvm::zip(intervals, paddings))
+    vec = std::min({vec, interval, padding});
+  return vec;
+}

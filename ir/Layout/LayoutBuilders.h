@@ -144,6 +144,24 @@ LinearLayout nvmmaSharedLayout(llvm::ArrayRef<int64_t> shape,
                                unsigned swizzleBytes, bool transposed,
                                unsigned elementBitWidth);
 
+/// The padding of a shared buffer (Gluon's PaddedSharedLayout): after every
+/// intervals[i] elements of the linear layout's offsets, paddings[i] more
+/// elements are left empty (all powers of two; none when empty).
+struct SharedPadding {
+  llvm::SmallVector<unsigned> intervals, paddings;
+
+  bool empty() const { return intervals.empty(); }
+  /// Where the element at `offset` of the linear layout is placed.
+  int64_t apply(int64_t offset) const;
+  /// The elements a buffer holding `elements` spans, the padding between
+  /// them included (none after the last).
+  int64_t size(int64_t elements) const;
+  /// The most consecutive offsets that stay consecutive once padded and
+  /// aligned to their number (a vector's elements): the smallest interval
+  /// or padding.
+  unsigned maxVector() const;
+};
+
 /// Parameters of a default blocked layout.
 struct BlockedParams {
   llvm::SmallVector<unsigned> sizePerThread, threadsPerWarp, warpsPerCTA, order;

@@ -33,7 +33,8 @@ struct TileOpAsmInterface : public OpAsmDialectInterface {
             .Case<LinearEncodingAttr>([](auto) { return "linear"; })
             .Case<DotOperandLayoutAttr>([](auto) { return "dot_op"; })
             .Case<SwizzledSharedLayoutAttr, NVMMASharedLayoutAttr,
-                  SharedLinearEncodingAttr>([](auto) { return "shared"; })
+                  SharedLinearEncodingAttr, PaddedSharedLayoutAttr>(
+                [](auto) { return "shared"; })
             .Default([](Attribute) { return StringRef(); });
     if (name.empty())
       return AliasResult::NoAlias;
@@ -100,7 +101,25 @@ unsigned mlir::tile::getSharedLayoutRank(Attribute encoding) {
     return swizzled.getOrder().size();
   if (auto linear = dyn_cast<SharedLinearEncodingAttr>(encoding))
     return linear.getLayout().getNumOutDims();
+  if (auto padded = dyn_cast<PaddedSharedLayoutAttr>(encoding))
+    return padded.getLayout().getNumOutDims();
   return 2;
+}
+
+int64_t mlir::tile::getTileSpan(MemDescType type) {
+  int64_t elements = 1;
+  for (int64_t size :
+       type.getAllocShape().take_back(getSharedLayoutRank(type.getEncoding())))
+    elements *= size;
+  return getSharedPadding(type.getEncoding()).size(elements);
+}
+
+int64_t mlir::tile::getBufferBits(MemDescType type) {
+  int64_t elements = getTileSpan(type);
+  for (int64_t size :
+       type.getShape().drop_back(getSharedLayoutRank(type.getEncoding())))
+    elements *= size;
+  return elements * int64_t(type.getElementType().getIntOrFloatBitWidth());
 }
 
 /// `!tile.memdesc<shape x type, encoding [, mutable] [, allocShape]>`.

@@ -76,6 +76,15 @@ LogicalResult verifyTileTensors(Operation *root);
 /// buffer; those before stack whole tiles).
 unsigned getSharedLayoutRank(Attribute encoding);
 
+/// The elements one tile of `type`'s allocation (its layout's dimensions)
+/// spans in shared memory, the layout's padding included; the dimensions
+/// before stack tiles that far apart.
+int64_t getTileSpan(MemDescType type);
+
+/// The bits a whole buffer of `type`'s shape spans in shared memory, its
+/// layout's padding included.
+int64_t getBufferBits(MemDescType type);
+
 /// The pointee of a pointer, shaped like `type`: `!tile.ptr<f32>` gives f32
 /// and `tensor<4x!tile.ptr<f32>>` gives `tensor<4xf32>`. Null for non-pointers.
 Type getPointeeType(Type type);

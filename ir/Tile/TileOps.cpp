@@ -798,6 +798,13 @@ Attribute mlir::tile::transposeSharedLayout(Attribute encoding,
                                          permuteOuts(linear.getLayout(), order),
                                          linear.getAlignment());
   }
+  if (auto padded = dyn_cast<PaddedSharedLayoutAttr>(encoding)) {
+    if (padded.getLayout().getNumOutDims() != order.size())
+      return {};
+    return PaddedSharedLayoutAttr::get(
+        encoding.getContext(), padded.getIntervals(), padded.getPaddings(),
+        permuteOuts(padded.getLayout(), order));
+  }
   if (auto nvmma = dyn_cast<NVMMASharedLayoutAttr>(encoding)) {
     if (order.size() != 2)
       return {};
@@ -908,14 +915,10 @@ LogicalResult MemDescReinterpretOp::verify() {
                             "its allocation shape";
   if (result.getMutableMemory() != src.getMutableMemory())
     return emitOpError() << "keeps the buffer's mutability";
-  auto bits = [](MemDescType type) {
-    return type.getNumElements() *
-           int64_t(type.getElementType().getIntOrFloatBitWidth());
-  };
-  if (bits(result) > bits(src))
-    return emitOpError() << "the result (" << bits(result) / 8
+  if (getBufferBits(result) > getBufferBits(src))
+    return emitOpError() << "the result (" << getBufferBits(result) / 8
                          << " bytes) is larger than the buffer ("
-                         << bits(src) / 8 << " bytes)";
+                         << getBufferBits(src) / 8 << " bytes)";
   return success();
 }
 

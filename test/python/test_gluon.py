@@ -1,6 +1,8 @@
 """The explicit level, tessera.experimental.gluon: layouts as values,
 tensors that carry them, shared memory, async copies and mma_v2."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -403,13 +405,63 @@ SHARED_LINEAR = gl.SharedLinearLayout(
      [16, 0]])
 
 
-@pytest.mark.parametrize("shared", [SHARED, SHARED_LINEAR], ids=["swizzled", "linear"])
+# Row-major 32x64 with 4 elements of padding after every row.
+PADDED = gl.PaddedSharedLayout.with_identity_for([[64, 4]], [32, 64], [1, 0])
+
+
+@pytest.mark.parametrize("shared", [SHARED, SHARED_LINEAR, PADDED],
+                         ids=["swizzled", "linear", "padded"])
 def test_shared_memory(device, rng, shared):
     x = rng.random((32, 64), dtype=np.float32)
     out, t = np.zeros_like(x), np.zeros((32, 32), np.float32)
     shared_kernel[(1,)](x, out, t, ROWS, shared)
     np.testing.assert_array_equal(out, x)
     np.testing.assert_array_equal(t, x[:, 32:].T)
+
+
+def test_padded_shared_layout_values():
+    assert PADDED.offset_bases[:7] == [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 32], [1, 0]]
+    assert PADDED.shape == [32, 64] and PADDED.rank == 2
+    assert PADDED == gl.PaddedSharedLayout([[64, 4]], PADDED.offset_bases, [], [32, 64])
+    column_major = gl.PaddedSharedLayout.with_identity_for([[32, 1]], [32, 64], [0, 1])
+    assert column_major.offset_bases[:6] == [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0], [0, 1]]
+    assert column_major != PADDED
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: gl.PaddedSharedLayout([], [[1]], [], [2]), "at least one interval-padding pair"),
+    (lambda: gl.PaddedSharedLayout([[6, 2]], [[1]], [], [2]), "interval values must all be power"),
+    (lambda: gl.PaddedSharedLayout([[4, 3]], [[1]], [], [2]), "padding values must all be power"),
+    (lambda: gl.PaddedSharedLayout([[4, 1], [4, 2]], [[1]], [], [2]), "must be unique"),
+    (lambda: gl.PaddedSharedLayout([[4, 1]], [[1, 1]], [], [2, 2]), "move one dimension"),
+    (lambda: gl.PaddedSharedLayout([[4, 1]], [[0, 1]], [], [4, 2]), "lay out [1, 2]"),
+    (lambda: gl.PaddedSharedLayout.with_identity_for([[4, 1]], [6, 4], [1, 0]), "powers of two"),
+])
+def test_padded_shared_layout_arguments_are_checked(make, message):
+    with pytest.raises(tessera.CompilationError, match=re.escape(message)):
+        make()
+
+
+@gluon.jit
+def padded_kernel(x_ptr, out_ptr, shared: gl.constexpr):
+    rows = gl.arange(0, 32, gl.SliceLayout(1, ROWS))
+    cols = gl.arange(0, 64, gl.SliceLayout(0, ROWS))
+    smem = gl.allocate_shared_memory(gl.float32, [32, 64], shared,
+                                     gl.load(x_ptr + rows[:, None] * 64 + cols[None, :]))
+    gl.static_assert(smem.layout == shared)
+    gl.static_assert(smem.permute([1, 0]).layout.interval_padding_pairs == [[64, 4]])
+    gl.store(out_ptr + rows[:, None] * 64 + cols[None, :], smem.load(ROWS) + 1)
+
+
+def test_padded_buffers_span_their_padding(device, rng, own_targets):
+    x = rng.random((32, 64), dtype=np.float32)
+    out = np.zeros_like(x)
+    padded_kernel[(1,)](x, out, PADDED)
+    np.testing.assert_array_equal(out, x + 1)
+    # 2048 elements and 31 rows' padding of 4, in f32: 8688 bytes.
+    kernel = padded_kernel.warmup(x, out, PADDED, grid=(1,))
+    kernel.compile_for("cuda:80")
+    assert kernel.metadata["shared"] == (2048 + 31 * 4) * 4
 
 
 @gluon.jit
@@ -424,10 +476,11 @@ def async_copy_kernel(x_ptr, out_ptr, n, layout: gl.constexpr, shared: gl.conste
     gl.store(out_ptr + offsets, smem.load(layout))
 
 
-def test_async_copy(device, rng):
+@pytest.mark.parametrize("shared", [SHARED, PADDED], ids=["swizzled", "padded"])
+def test_async_copy(device, rng, shared):
     x = rng.random((32, 64), dtype=np.float32)
     out = np.ones_like(x)
-    async_copy_kernel[(1,)](x, out, 1000, ROWS, SHARED)
+    async_copy_kernel[(1,)](x, out, 1000, ROWS, shared)
     expected = x.copy().reshape(-1)
     expected[1000:] = 0
     np.testing.assert_array_equal(out.reshape(-1), expected)
@@ -526,6 +579,12 @@ def test_bank_conflicts(shared, conflicts):
     distr = gl.distributed_type(gl.float32, [64, 32], column)
     count = gl.bank_conflicts(distr, _SharedType(gl.float32, [64, 32], shared))
     assert (count > 0) == conflicts, count
+
+
+def test_bank_conflicts_of_a_padded_layout_say_so():
+    distr = gl.distributed_type(gl.float32, [32, 64], ROWS)
+    with pytest.raises(tessera.CompilationError, match="does not measure padded layouts"):
+        gl.bank_conflicts(distr, _SharedType(gl.float32, [32, 64], PADDED))
 
 
 class _SharedType:
@@ -647,7 +706,7 @@ def reshape_buffer_kernel(x_ptr, flat_ptr, wide_ptr, layout: gl.constexpr,
     gl.store(wide_ptr + w_rows[:, None] * 32 + w_cols[None, :], wide.load(w_layout))
 
 
-@pytest.mark.parametrize("shared", [PLAIN, SHARED], ids=["plain", "swizzled"])
+@pytest.mark.parametrize("shared", [PLAIN, SHARED, PADDED], ids=["plain", "swizzled", "padded"])
 def test_buffer_reshape_and_reinterpret(device, rng, shared):
     x = rng.random((32, 64), dtype=np.float32)
     flat, wide = np.zeros(2048, np.float32), np.zeros((64, 32), np.float32)
@@ -741,22 +800,6 @@ def test_allocate_with_a_value_where_and_full_like(device, rng):
     out = np.zeros_like(x)
     alloc_with_value_kernel[(1,)](x, out, BLOCKED_1D)
     np.testing.assert_array_equal(out, np.where(np.arange(512) % 2 == 0, x, -1))
-
-
-@pytest.mark.parametrize("make, message", [
-    (lambda: gl.PaddedSharedLayout([[32, 4]], [[0, 1]], [], [16, 16]),
-     "PaddedSharedLayout is not supported"),
-])
-def test_layouts_not_available_say_so(make, message):
-    @gluon.jit
-    def kernel(x_ptr, layout: gl.constexpr):
-        if isinstance(layout, gl.SharedLayout):
-            gl.allocate_shared_memory(gl.float32, [16, 16], layout)
-        else:
-            gl.arange(0, 16, layout)
-
-    with pytest.raises(tessera.CompilationError, match=message):
-        kernel.warmup(np.zeros(1, np.float32), make(), grid=(1,))
 
 
 @gluon.jit

@@ -490,3 +490,31 @@ module attributes {tile.num_warps = 4 : i32, tile.warp_size = 32 : i32} {
     return
   }
 }
+
+// -----
+
+// A padded buffer (4 halves after every 64): 4096 + 63 * 4 halves, 8696
+// bytes, rounded up to 8704. Each element's offset o moves to
+// o + (o >> 6 << 2); vectors stop at the padding's 4 elements (8 bytes), so
+// that they stay contiguous and aligned.
+// CHECK: module attributes {{.*}}tile.shared = 8704 : i32
+// CHECK-LABEL: llvm.func @padded
+// CHECK-DAG: %[[SIX:.*]] = llvm.mlir.constant(6 : i32) : i32
+// CHECK-DAG: %[[TWO:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK: %[[ROWS:.*]] = llvm.lshr %[[OFFSET:.*]], %[[SIX]] : i32
+// CHECK-NEXT: %[[PAD:.*]] = llvm.shl %[[ROWS]], %[[TWO]] : i32
+// CHECK-NEXT: %[[PLACE:.*]] = llvm.add %[[OFFSET]], %[[PAD]] : i32
+// CHECK-NEXT: %[[P:.*]] = llvm.getelementptr %{{.*}}[%[[PLACE]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f16
+// CHECK: llvm.store %{{.*}}, %[[P]] {alignment = 8 : i64} : vector<4xf16>, !llvm.ptr<3>
+// CHECK-NOT: vector<8xf16>
+// CHECK: llvm.load %[[P]] {alignment = 8 : i64} : !llvm.ptr<3> -> vector<4xf16>
+#blocked = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#pad = #tile.padded_shared<[64:+4] {offset = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 32], [1, 0], [2, 0], [4, 0], [8, 0], [16, 0], [32, 0]]}>
+module attributes {tile.num_warps = 4 : i32, tile.warp_size = 32 : i32} {
+  func.func @padded(%x: tensor<64x64xf16, #blocked>) -> tensor<64x64xf16, #blocked> {
+    %a = tile.local_alloc : () -> !tile.memdesc<64x64xf16, #pad, mutable>
+    tile.local_store %x, %a : tensor<64x64xf16, #blocked> -> !tile.memdesc<64x64xf16, #pad, mutable>
+    %y = tile.local_load %a : !tile.memdesc<64x64xf16, #pad, mutable> -> tensor<64x64xf16, #blocked>
+    return %y : tensor<64x64xf16, #blocked>
+  }
+}

@@ -212,3 +212,35 @@ func.func @reinterpret_part(%m: !tile.memdesc<4x4xf32, #plain, mutable, 4x8>) {
 func.func @linear_not_injective(%m: !tile.memdesc<4x4xf32, #tile.shared_linear<{offset = [[0, 1], [0, 1], [1, 0], [2, 0]]}>, mutable>) {
   return
 }
+
+// -----
+
+// expected-error @+1 {{interval values must all be power of two}}
+func.func @padded_interval(%m: !tile.memdesc<4x4xf32, #tile.padded_shared<[6:+2] {offset = [[0, 1], [0, 2], [1, 0], [2, 0]]}>, mutable>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{interval values cannot have duplicates}}
+func.func @padded_twice(%m: !tile.memdesc<4x4xf32, #tile.padded_shared<[4:+2, 4:+1] {offset = [[0, 1], [0, 2], [1, 0], [2, 0]]}>, mutable>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a shared linear layout puts two elements at one offset}}
+func.func @padded_broadcast(%m: !tile.memdesc<4x4xf32, #tile.padded_shared<[4:+2] {offset = [[0, 1], [0, 1], [1, 0], [2, 0]]}>, mutable>) {
+  return
+}
+
+// -----
+
+// Padding counts in the bytes a buffer spans: 16 elements and 15 * 2 of
+// padding, 184 bytes.
+func.func @padded_reinterpret(%m: !tile.memdesc<4x4xf32, #tile.padded_shared<[1:+2] {offset = [[0, 1], [0, 2], [1, 0], [2, 0]]}>, mutable>) {
+  %fits = tile.memdesc_reinterpret %m : !tile.memdesc<4x4xf32, #tile.padded_shared<[1:+2] {offset = [[0, 1], [0, 2], [1, 0], [2, 0]]}>, mutable> -> !tile.memdesc<32xf32, #tile.shared_linear<{offset = [[1], [2], [4], [8], [16]], alignment = 16}>, mutable>
+  // expected-error @+1 {{the result (256 bytes) is larger than the buffer (184 bytes)}}
+  %big = tile.memdesc_reinterpret %m : !tile.memdesc<4x4xf32, #tile.padded_shared<[1:+2] {offset = [[0, 1], [0, 2], [1, 0], [2, 0]]}>, mutable> -> !tile.memdesc<64xf32, #tile.shared_linear<{offset = [[1], [2], [4], [8], [16], [32]], alignment = 16}>, mutable>
+  return
+}

@@ -2,6 +2,9 @@
 
 // Shared-memory buffers, views and asynchronous copies print and parse back.
 
+// CHECK-DAG: #[[$PADDED:shared[0-9]*]] = #tile.padded_shared<[8:+2, 32:+4] {offset = {{\[}}[0, 1], [0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]}>
+// CHECK-DAG: #[[$PADDED_T:shared[0-9]*]] = #tile.padded_shared<[8:+2, 32:+4] {offset = {{\[}}[1, 0], [2, 0], [4, 0], [0, 1], [0, 2], [0, 4]]}>
+
 #blocked = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #shared = #tile.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
 #shared_t = #tile.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [0, 1]}>
@@ -56,5 +59,16 @@ func.func @reinterpret() {
   %flat = tile.memdesc_reinterpret %buf : !tile.memdesc<4x8xf32, #linear, mutable> -> !tile.memdesc<32xf32, #flat, mutable>
   // CHECK: tile.memdesc_reinterpret %[[BUF]] : !tile.memdesc<4x8xf32, #[[LINEAR]], mutable> -> !tile.memdesc<8x8xi16, #{{shared[0-9]*}}, mutable>
   %bits = tile.memdesc_reinterpret %buf : !tile.memdesc<4x8xf32, #linear, mutable> -> !tile.memdesc<8x8xi16, #plain, mutable>
+  return
+}
+
+// A padded layout, and its transpose (the same padding, bases permuted).
+#padded = #tile.padded_shared<[8:+2, 32:+4] {offset = [[0, 1], [0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]}>
+// CHECK-LABEL: func.func @padded
+func.func @padded(%x: tensor<8x8xf32, #blocked>) {
+  // CHECK: tile.local_alloc %{{.*}} : (tensor<8x8xf32, #blocked>) -> !tile.memdesc<8x8xf32, #[[$PADDED]]>
+  %a = tile.local_alloc %x : (tensor<8x8xf32, #blocked>) -> !tile.memdesc<8x8xf32, #padded>
+  // CHECK: tile.memdesc_trans %{{.*}} {order = array<i32: 1, 0>} : !tile.memdesc<8x8xf32, #[[$PADDED]]> -> !tile.memdesc<8x8xf32, #[[$PADDED_T]]>
+  %t = tile.memdesc_trans %a {order = array<i32: 1, 0>} : !tile.memdesc<8x8xf32, #padded> -> !tile.memdesc<8x8xf32, #tile.padded_shared<[8:+2, 32:+4] {offset = [[1, 0], [2, 0], [4, 0], [0, 1], [0, 2], [0, 4]]}>>
   return
 }

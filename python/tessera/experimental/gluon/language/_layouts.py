@@ -326,17 +326,84 @@ class NVMMASharedLayout(SharedLayout):
 
 
 class PaddedSharedLayout(SharedLayout):
-    """Gluon's padded shared layout; not available yet."""
+    """A buffer laid out by offset bases, as SharedLinearLayout, with
+    `padding` empty elements after every `interval` elements for each
+    [interval, padding] pair: the element at offset o sits at
+    o + sum((o // interval) * padding). Padding moves rows apart in the
+    banks without a swizzle."""
 
-    def __init__(self, interval_padding_pairs, offset_bases, block_bases, shape):
-        self.interval_padding_pairs = _unwrap(interval_padding_pairs)
-        self.offset_bases = _unwrap(offset_bases)
-        self.block_bases = _unwrap(block_bases)
-        self.shape = _unwrap(shape)
+    _fields = ("interval_padding_pairs", "offset_bases", "cga_layout", "shape")
+
+    def __init__(self, interval_padding_pairs, offset_bases, cga_layout=None, shape=None):
+        self.interval_padding_pairs = [_ints(p, "interval_padding_pairs")
+                                       for p in _unwrap(interval_padding_pairs)]
+        self.offset_bases = _bases(offset_bases, "offset_bases")
+        self.cga_layout = _unwrap(cga_layout) or []
+        self.shape = _ints(shape, "shape") if _unwrap(shape) is not None else self._extent()
+        pairs = self.interval_padding_pairs
+        if not pairs:
+            raise CompilationError("PaddedSharedLayout interval_padding_pairs must have at least "
+                                   "one interval-padding pair")
+        if any(len(p) != 2 for p in pairs):
+            raise CompilationError("PaddedSharedLayout interval_padding_pairs must be pairs "
+                                   f"[interval, padding], got {pairs}")
+        intervals = [p[0] for p in pairs]
+        if len(set(intervals)) != len(intervals):
+            raise CompilationError(f"PaddedSharedLayout interval values must be unique, got "
+                                   f"{intervals}")
+        for i, what in ((0, "interval"), (1, "padding")):
+            if any(p[i] <= 0 or p[i] & (p[i] - 1) for p in pairs):
+                raise CompilationError(f"PaddedSharedLayout {what} values must all be power of "
+                                       f"two, got {pairs}")
+        if self.cga_layout:
+            raise CompilationError("PaddedSharedLayout: cga_layout (several CTAs) is not "
+                                   "supported")
+        rank = len(self.shape)
+        for basis in self.offset_bases:
+            moved = [v for v in basis if v]
+            if len(basis) != rank:
+                raise CompilationError(f"PaddedSharedLayout's offset bases need {rank} values "
+                                       f"each (the shape {self.shape}), got {basis}")
+            if len(moved) != 1 or moved[0] < 0 or moved[0] & (moved[0] - 1):
+                raise CompilationError("PaddedSharedLayout's offset bases must each move one "
+                                       f"dimension by a power of two, got {basis}")
+        if self._extent() != self.shape:
+            raise CompilationError(f"PaddedSharedLayout's offset bases lay out "
+                                   f"{self._extent()} elements, not the shape {self.shape}")
+
+    def _extent(self):
+        bases = self.offset_bases
+        rank = len(bases[0]) if bases else 0
+        return [sum(b[d] for b in bases) + 1 for d in range(rank)]
+
+    @staticmethod
+    def with_identity_for(interval_padding_pairs, shape, order, cga_layout=None):
+        """Padding over a row-major-like layout: offsets run along `order`
+        (its first dimension fastest)."""
+        shape = _ints(shape, "shape")
+        order = _ints(order, "order")
+        if sorted(order) != list(range(len(shape))):
+            raise CompilationError(f"PaddedSharedLayout.with_identity_for's order must be a "
+                                   f"permutation of the dimensions of {shape}, got {order}")
+        if any(d <= 0 or d & (d - 1) for d in shape):
+            raise CompilationError(f"PaddedSharedLayout.with_identity_for needs a shape of "
+                                   f"powers of two, got {shape}")
+        bases = []
+        for dim in order:
+            for bit in range(shape[dim].bit_length() - 1):
+                basis = [0] * len(shape)
+                basis[dim] = 1 << bit
+                bases.append(basis)
+        return PaddedSharedLayout(interval_padding_pairs, bases, cga_layout, shape)
+
+    @property
+    def rank(self):
+        return len(self.shape)
 
     def _ir(self):
-        raise CompilationError("PaddedSharedLayout is not supported yet: use "
-                               "SwizzledSharedLayout or NVMMASharedLayout")
+        pairs = ", ".join(f"{i}:+{p}" for i, p in self.interval_padding_pairs)
+        bases = "[" + ", ".join(_list(b) for b in self.offset_bases) + "]"
+        return f"#tile.padded_shared<[{pairs}] {{offset = {bases}}}>"
 
 
 class SharedLinearLayout(SharedLayout):
@@ -404,6 +471,11 @@ def _from_ir(text):
     if m:
         bases = [_int_list(b) for b in re.findall(r"\[([-0-9, ]*)\]", m.group(1))]
         layout = SharedLinearLayout(bases, alignment=int(m.group(2)))
+    m = re.fullmatch(r"#tile\.padded_shared<\[(.*?)\] \{offset = \[(.*)\]\}>", text)
+    if m:
+        pairs = [[int(i), int(p)] for i, p in re.findall(r"(\d+):\+(\d+)", m.group(1))]
+        bases = [_int_list(b) for b in re.findall(r"\[([-0-9, ]*)\]", m.group(2))]
+        layout = PaddedSharedLayout(pairs, bases)
     if layout is None:
         layout = _CompilerLayout(text)
     _BY_IR[text] = layout
