@@ -209,19 +209,26 @@ int main(int argc, char **argv) {
 
   if (auto shared = dyn_cast<SharedLayoutAttrInterface>(layout)) {
     LinearLayout ll = shared.toLinearLayout(shape);
+    // Offsets where the elements are, the layout's padding included.
+    SharedPadding padding = getSharedPadding(layout);
     llvm::outs() << "Shared layout " << layout << " of " << type << "\n";
     for (int32_t offset = 0; offset < ll.getInDimSize(kOffset); ++offset) {
       LinearLayout::Point element = ll.apply({{kOffset, offset}});
+      int64_t place = padding.apply(offset);
       if (view == View::Hardware)
-        llvm::outs() << "offset " << offset << ": " << coordText(element)
+        llvm::outs() << "offset " << place << ": " << coordText(element)
                      << "\n";
       else
-        holders[flatIndex(element, shape)].push_back(std::to_string(offset));
+        holders[flatIndex(element, shape)].push_back(std::to_string(place));
     }
     if (view == View::Tensor)
       printTensor(shape, holders);
     return 0;
   }
+  if (isa<CoalescedLayoutAttr>(layout))
+    return fail("'" + layoutText +
+                "' is chosen by the backend for the memory accesses of a "
+                "kernel: it places no elements by itself");
   auto distributed = dyn_cast<DistributedLayoutAttrInterface>(layout);
   if (!distributed)
     return fail("'" + layoutText + "' is not a layout attribute");
