@@ -1445,6 +1445,15 @@ void frontend::Builder::barrier() {
   BarrierOp::create(s.builder, s.loc);
 }
 
+void frontend::Builder::scopeRecord(const Handle &buffer, int scope, int slots,
+                                    int warps, bool end) {
+  Impl &s = *impl;
+  ScopeRecordOp::create(
+      s.builder, s.loc, s.valueOf(buffer), s.builder.getI32IntegerAttr(scope),
+      s.builder.getI32IntegerAttr(slots), s.builder.getI32IntegerAttr(warps),
+      end ? s.builder.getUnitAttr() : UnitAttr());
+}
+
 Handle frontend::Builder::hint(const Handle &value, const std::string &name,
                                const std::vector<int64_t> &values) {
   Impl &s = *impl;

@@ -208,6 +208,11 @@ public:
   void deviceAssert(const Handle &condition, const std::string &message);
   /// Waits for every thread of the program (tl.debug_barrier).
   void barrier();
+  /// Records entering (leaving, with `end`) scope number `scope` in each of
+  /// the first `warps` warps, to `buffer`'s `slots` records per warp
+  /// (tile.scope_record).
+  void scopeRecord(const Handle &buffer, int scope, int slots, int warps,
+                   bool end);
   /// Attaches tl.multiple_of / tl.max_contiguous hints to a value.
   Handle hint(const Handle &value, const std::string &name,
               const std::vector<int64_t> &values);

@@ -56,6 +56,18 @@ Value AmdTargetInfo::numPrograms(OpBuilder &b, Location loc,
                               /*isInvariant=*/true);
 }
 
+Value AmdTargetInfo::readTime(OpBuilder &b, Location loc) const {
+  // The 100 MHz real-time counter (s_memrealtime; a message on gfx11 on),
+  // in nanoseconds.
+  Value ticks = LLVM::CallIntrinsicOp::create(
+                    b, loc, b.getI64Type(),
+                    b.getStringAttr("llvm.readsteadycounter"), ValueRange{})
+                    .getResult(0);
+  return arith::MulIOp::create(
+      b, loc, ticks,
+      arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(10)));
+}
+
 Value AmdTargetInfo::threadId(OpBuilder &b, Location loc) const {
   return ROCDL::ThreadIdXOp::create(b, loc, b.getI32Type());
 }

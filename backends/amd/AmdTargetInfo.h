@@ -30,6 +30,8 @@ public:
   bool isBarrier(Operation *op) const override;
   unsigned getGlobalAddressSpace() const override { return 1; }
   unsigned getSharedAddressSpace() const override { return 3; }
+  unsigned getPrivateAddressSpace() const override { return 5; }
+  Value readTime(OpBuilder &b, Location loc) const override;
   StringRef syncScope(MemScope scope) const override;
   bool hasPrintf() const override { return false; }
   void printf(OpBuilder &b, Location loc, StringRef format,

@@ -510,11 +510,114 @@ public:
   }
 };
 
+/// A warp's record of entering or leaving a scope: its first lane writes
+/// the scope, the warp's count of records and the time to the warp's next
+/// slot (tile.scope_record). The count is a variable of each thread's own,
+/// in its function's entry block, which LLVM keeps in a register.
+class ScopeRecordPattern : public LoweringPattern<ScopeRecordOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(ScopeRecordOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    const TargetInfo &target = state.target;
+    Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
+    auto i64Constant = [&](int64_t value) -> Value {
+      return arith::ConstantOp::create(rewriter, loc,
+                                       rewriter.getI64IntegerAttr(value));
+    };
+    Value time = target.readTime(rewriter, loc);
+    Value counter = counterOf(rewriter, op);
+    Value count = LLVM::LoadOp::create(rewriter, loc, i32, counter);
+    LLVM::StoreOp::create(rewriter, loc,
+                          arith::AddIOp::create(rewriter, loc, count,
+                                                i32Constant(rewriter, loc, 1)),
+                          counter);
+    // The program's number, x fastest, and its warp's.
+    Value program = i32Constant(rewriter, loc, 0);
+    for (ProgramAxis axis : {ProgramAxis::z, ProgramAxis::y, ProgramAxis::x})
+      program = arith::AddIOp::create(
+          rewriter, loc,
+          arith::MulIOp::create(rewriter, loc, program,
+                                target.numPrograms(rewriter, loc, axis)),
+          target.programId(rewriter, loc, axis));
+    HardwareIds ids = emitHardwareIds(rewriter, loc, target);
+    Value warp = arith::AddIOp::create(
+        rewriter, loc,
+        arith::MulIOp::create(rewriter, loc, program,
+                              i32Constant(rewriter, loc, op.getWarps())),
+        ids.warp);
+    // Its slot, in words of 8 bytes: two a record.
+    Value slot = arith::AddIOp::create(
+        rewriter, loc,
+        arith::MulIOp::create(rewriter, loc,
+                              arith::ExtUIOp::create(rewriter, loc, i64, warp),
+                              i64Constant(op.getSlots())),
+        arith::ExtUIOp::create(
+            rewriter, loc, i64,
+            arith::AndIOp::create(
+                rewriter, loc, count,
+                i32Constant(rewriter, loc, op.getSlots() - 1))));
+    Value word = arith::MulIOp::create(rewriter, loc, slot, i64Constant(2));
+    Value tag = arith::OrIOp::create(
+        rewriter, loc,
+        arith::ShLIOp::create(rewriter, loc,
+                              arith::ExtUIOp::create(rewriter, loc, i64, count),
+                              i64Constant(32)),
+        i64Constant(int64_t(op.getScope()) << 1 | (op.getEnd() ? 1 : 0)));
+    Value buffer = adaptor.getBuffer().front();
+    Value first = LLVM::GEPOp::create(rewriter, loc, buffer.getType(), i64,
+                                      buffer, ValueRange{word});
+    Value second = LLVM::GEPOp::create(rewriter, loc, buffer.getType(), i64,
+                                       first, ArrayRef<LLVM::GEPArg>{1});
+    Value writes = arith::AndIOp::create(
+        rewriter, loc,
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, ids.lane,
+                              i32Constant(rewriter, loc, 0)),
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                              ids.warp,
+                              i32Constant(rewriter, loc, op.getWarps())));
+    emitIf(rewriter, loc, writes, [&] {
+      LLVM::StoreOp::create(rewriter, loc, tag, first, /*alignment=*/16);
+      LLVM::StoreOp::create(rewriter, loc, time, second, /*alignment=*/8);
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+private:
+  /// The count of `op`'s function, made (zero) at its entry the first time.
+  Value counterOf(ConversionPatternRewriter &rewriter, Operation *op) const {
+    Operation *function =
+        op->getParentWithTrait<mlir::OpTrait::IsIsolatedFromAbove>();
+    Value &counter = counters[function];
+    if (counter)
+      return counter;
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(&function->getRegion(0).front());
+    Location loc = function->getLoc();
+    Type i32 = rewriter.getI32Type();
+    counter = LLVM::AllocaOp::create(
+        rewriter, loc,
+        LLVM::LLVMPointerType::get(rewriter.getContext(),
+                                   state.target.getPrivateAddressSpace()),
+        i32, i32Constant(rewriter, loc, 1));
+    LLVM::StoreOp::create(rewriter, loc, i32Constant(rewriter, loc, 0),
+                          counter);
+    return counter;
+  }
+
+  mutable DenseMap<Operation *, Value> counters;
+};
+
 } // namespace
 
 void mlir::tile::populateMemoryOpPatterns(TypeConverter &converter,
                                           RewritePatternSet &patterns,
                                           LoweringState &state) {
   patterns.add<LoadPattern, StorePattern, AtomicRMWPattern, AtomicCASPattern,
-               PrintPattern, AssertPattern>(converter, state);
+               PrintPattern, AssertPattern, ScopeRecordPattern>(converter,
+                                                                state);
 }

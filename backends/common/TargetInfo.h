@@ -75,6 +75,12 @@ public:
 
   virtual unsigned getGlobalAddressSpace() const = 0;
   virtual unsigned getSharedAddressSpace() const = 0;
+  /// The address space of a thread's own stack variables (allocas).
+  virtual unsigned getPrivateAddressSpace() const { return 0; }
+
+  /// The time now in nanoseconds (i64), of one clock for every
+  /// multiprocessor of the device.
+  virtual Value readTime(OpBuilder &b, Location loc) const = 0;
 
   /// Loads `type` (a scalar or a vector of at most 16 bytes, aligned to its
   /// size) through the global pointer `ptr` where `pred` (i1) holds; the

@@ -195,6 +195,10 @@ Value NvidiaTargetInfo::numPrograms(OpBuilder &b, Location loc,
   llvm_unreachable("unknown axis");
 }
 
+Value NvidiaTargetInfo::readTime(OpBuilder &b, Location loc) const {
+  return NVVM::GlobalTimerOp::create(b, loc, b.getI64Type());
+}
+
 Value NvidiaTargetInfo::threadId(OpBuilder &b, Location loc) const {
   Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
   std::optional<WarpRegion> region = warpsAt(b.getInsertionBlock());

@@ -42,6 +42,7 @@ public:
                     bool increase) const override;
   unsigned getGlobalAddressSpace() const override { return 1; }
   unsigned getSharedAddressSpace() const override { return 3; }
+  Value readTime(OpBuilder &b, Location loc) const override;
   Value loadGlobal(OpBuilder &b, Location loc, Value ptr, Type type,
                    Value pred, Value other, CacheModifier cache,
                    EvictionPolicy evict, bool isVolatile) const override;

@@ -725,6 +725,20 @@ void InlineAsmOp::getEffects(
     addReadWrite(effects);
 }
 
+LogicalResult ScopeRecordOp::verify() {
+  auto pointee = cast<PointerType>(getBuffer().getType()).getPointeeType();
+  if (!pointee.isInteger(64))
+    return emitOpError() << "records go to a buffer of i64, got one of "
+                         << pointee;
+  if (getScope() < 0)
+    return emitOpError() << "the scope's number must not be negative";
+  if (getSlots() <= 0 || !llvm::isPowerOf2_32(getSlots()))
+    return emitOpError() << "slots must be a power of two, got " << getSlots();
+  if (getWarps() <= 0)
+    return emitOpError() << "warps must be positive, got " << getWarps();
+  return success();
+}
+
 LogicalResult PrintOp::verify() {
   size_t numSigned = getIsSigned().size();
   if (numSigned != 0 && numSigned != getArgs().size())

@@ -732,6 +732,30 @@ def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite]>]> {
   let hasVerifier = 1;
 }
 
+def Tile_ScopeRecordOp : Tile_Op<"scope_record", [MemoryEffects<[MemWrite]>]> {
+  let summary = "record the time a warp enters or leaves a profiled scope";
+  let description = [{
+    The first lane of each of the program's first `warps` warps writes a
+    record of 16 bytes to its warp's `slots` records in `buffer`: the
+    scope's number times two, plus one when it leaves the scope (i32); the
+    warp's count of records so far (i32); the time in nanoseconds (i64: the
+    global timer on NVIDIA, the real-time counter on AMD). A warp's record n
+    goes to its slot n % slots; warp w of program p owns the slots from
+    (p * warps + w) * slots, programs counted x fastest. The kernels a
+    profiler session instruments have these
+    (`tessera.profiler.language.enter_scope`).
+
+    ```mlir
+    tile.scope_record %buffer {scope = 0 : i32, slots = 64 : i32, warps = 4 : i32} : !tile.ptr<i64>
+    tile.scope_record %buffer {end, scope = 0 : i32, slots = 64 : i32, warps = 4 : i32} : !tile.ptr<i64>
+    ```
+  }];
+  let arguments = (ins Tile_Ptr:$buffer, I32Attr:$scope, I32Attr:$slots,
+                   I32Attr:$warps, UnitAttr:$end);
+  let assemblyFormat = "$buffer attr-dict `:` qualified(type($buffer))";
+  let hasVerifier = 1;
+}
+
 def Tile_AssertOp : Tile_Op<"assert", [MemoryEffects<[MemWrite]>]> {
   let summary = "stop the kernel with a message where a condition is false";
   let description = [{

@@ -335,6 +335,7 @@ PYBIND11_MODULE(_tessera, m) {
       .def("print", &Builder::print)
       .def("device_assert", &Builder::deviceAssert)
       .def("barrier", &Builder::barrier)
+      .def("scope_record", &Builder::scopeRecord)
       .def("hint", &Builder::hint)
       .def("set_explicit_layouts", &Builder::setExplicitLayouts)
       .def("convert_layout", &Builder::convertLayout)

@@ -15,6 +15,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -122,6 +123,7 @@ public:
   llvm::Error runProgram(func::FuncOp kernel, ArrayRef<HostArg> args,
                          std::array<int64_t, 3> pid) {
     this->pid = pid;
+    scopeRecords = 0;
     SmallVector<RtValue> argValues;
     unsigned pointers = 0;
     for (auto [arg, type] : llvm::zip(args, kernel.getArgumentTypes())) {
@@ -458,6 +460,28 @@ private:
         return err;
       writeElement(element, address, value, i);
     }
+    return llvm::Error::success();
+  }
+
+  /// A program runs here as its first warp: its records of scopes go to
+  /// that warp's slots, timed with the host's steady clock.
+  llvm::Error scopeRecord(ScopeRecordOp op) {
+    const RtValue &buffer = get(op.getBuffer());
+    int64_t program = pid[0] + grid[0] * (pid[1] + grid[1] * pid[2]);
+    int64_t slot =
+        program * op.getWarps() * op.getSlots() + scopeRecords % op.getSlots();
+    uint64_t address = uint64_t(buffer.ints[0]) + uint64_t(slot) * 16;
+    if (llvm::Error err = checkAccess(op, address, 16, 0, buffer.originAt(0),
+                                      /*writes=*/true))
+      return err;
+    uint64_t record[2] = {
+        uint64_t(scopeRecords) << 32 | uint64_t(op.getScope()) << 1 |
+            (op.getEnd() ? 1 : 0),
+        uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                     std::chrono::steady_clock::now().time_since_epoch())
+                     .count())};
+    std::memcpy(reinterpret_cast<void *>(address), record, sizeof(record));
+    ++scopeRecords;
     return llvm::Error::success();
   }
 
@@ -1174,6 +1198,7 @@ private:
           print(p);
           return done();
         })
+        .Case([&](ScopeRecordOp r) { return scopeRecord(r); })
         // A program's ops run whole: every thread is already here.
         .Case([&](BarrierOp) { return done(); })
         .Case([&](AssertOp a) -> llvm::Error {
@@ -1603,6 +1628,8 @@ private:
   ArrayRef<HostBuffer> buffers;
   std::array<int64_t, 3> grid;
   std::array<int64_t, 3> pid = {0, 0, 0};
+  /// The program's records of scopes so far (tile.scope_record).
+  int64_t scopeRecords = 0;
   llvm::raw_ostream &out;
   DenseMap<Value, RtValue> values;
 };

@@ -12,6 +12,7 @@ import pytest
 import tessera
 import tessera.language as tl
 import tessera.profiler as proton
+import tessera.profiler.language as pl
 from tessera.profiler import viewer
 from tessera.runtime import jit
 
@@ -485,3 +486,115 @@ def test_gpu_launches_of_the_fast_path_are_recorded(device, tmp_path):
     root, _ = read_hatchet(tmp_path / "fast.hatchet")
     metrics = frame_at(root, "copy_kernel")["metrics"]
     assert metrics["count"] == 3 and metrics["time (ns)"] > 0
+
+
+# ----------------------------------------------------------------------------
+# Scopes inside kernels (tessera.profiler.language, backend="instrumentation")
+# ----------------------------------------------------------------------------
+
+@tessera.jit
+def scoped_kernel(x_ptr, n, STEPS: tl.constexpr, BLOCK: tl.constexpr):
+    pl.enter_scope("load")
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    pl.exit_scope("load")
+    for _ in range(STEPS):
+        pl.enter_scope("step")
+        x = x * 2
+        pl.exit_scope("step")
+    tl.store(x_ptr + offs, x, mask=offs < n)
+
+
+@tessera.jit
+def unscoped_kernel(x_ptr, n, STEPS: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    for _ in range(STEPS):
+        x = x * 2
+    tl.store(x_ptr + offs, x, mask=offs < n)
+
+
+def _warps(device):
+    """Warps that record per program: the host interpreter runs a program
+    as one; on a GPU, the default num_warps."""
+    return 1 if device == "interpreter" else 4
+
+
+def test_instrumented_scopes_are_recorded_per_warp(device, tmp_path, capsys):
+    x = np.ones(256, np.float32)
+    proton.start(str(tmp_path / "scopes"), backend="instrumentation", mode=16)
+    scoped_kernel[(4,)](x, 256, 3, BLOCK=64)
+    proton.finalize()
+    np.testing.assert_array_equal(x, 8)
+    warps = 4 * _warps(device)
+    root, _ = read_hatchet(tmp_path / "scopes.hatchet")
+    kernel = frame_at(root, "scoped_kernel")
+    assert kernel["metrics"]["count"] == 1
+    scopes = {name: c["metrics"] for name, c in children(kernel).items()}
+    assert scopes["load"]["scope_count"] == warps
+    assert scopes["step"]["scope_count"] == 3 * warps
+    assert all(m["scope_time (ns)"] >= 0 for m in scopes.values())
+    with open(tmp_path / "scopes.chrome_trace") as f:
+        events = json.load(f)["traceEvents"]
+    scope_events = [e for e in events if e.get("cat") == "scope"]
+    assert sorted({e["name"] for e in scope_events}) == ["load", "step"]
+    assert len(scope_events) == 4 * warps
+    threads = {e["args"]["name"] for e in events if e["name"] == "thread_name"}
+    assert len(threads) == warps and "program 3 warp 0" in threads
+    kernel_event = next(e for e in events if e.get("cat") == "kernel")
+    assert all(e["ts"] >= kernel_event["ts"] for e in scope_events)
+    assert viewer.main(["-m", "scope_time/us", str(tmp_path / "scopes.hatchet")]) == 0
+    assert "step" in capsys.readouterr().out
+
+
+def test_a_warp_keeps_its_last_records(device, tmp_path):
+    # 2 slots a warp, 8 records: the last step's entry and exit are kept.
+    x = np.ones(256, np.float32)
+    proton.start(str(tmp_path / "wrap"), backend="instrumentation", mode=2)
+    scoped_kernel[(4,)](x, 256, 3, BLOCK=64)
+    proton.finalize()
+    scopes = children(frame_at(read_hatchet(tmp_path / "wrap.hatchet")[0], "scoped_kernel"))
+    assert list(scopes) == ["step"]
+    assert scopes["step"]["metrics"]["scope_count"] == 4 * _warps(device)
+
+
+def test_scopes_compile_to_nothing_unless_instrumented(own_targets, tmp_path):
+    x = np.ones(256, np.float32)
+    scoped = scoped_kernel.warmup(x, 256, 3, BLOCK=64, grid=(4,))
+    plain = unscoped_kernel.warmup(x, 256, 3, BLOCK=64, grid=(4,))
+    assert scoped.asm["tile"] == plain.asm["tile"].replace("unscoped_kernel", "scoped_kernel")
+    for target, stage in (("cuda:90", "ptx"), ("hip:gfx942", "llir")):
+        scoped.compile_for(target)
+        plain.compile_for(target)
+        assert scoped.asm[stage] == plain.asm[stage].replace("unscoped_kernel", "scoped_kernel")
+    proton.start(str(tmp_path / "instrumented"), backend="instrumentation")
+    try:
+        instrumented = scoped_kernel.warmup(x, 256, 3, BLOCK=64, grid=(4,))
+    finally:
+        proton.finalize()
+    assert instrumented.asm["tile"].count("tile.scope_record") == 4
+    instrumented.compile_for("cuda:90")
+    assert "%globaltimer" in instrumented.asm["ptx"]
+    instrumented.compile_for("hip:gfx942")
+    assert "s_memrealtime" in instrumented.asm["amdgcn"]
+
+
+@pytest.fixture
+def own_targets(monkeypatch):
+    """For tests that compile for the targets they name."""
+    monkeypatch.delenv("TESSERA_COMPILE_CHECK", raising=False)
+
+
+@tessera.jit
+def named_by_a_tensor_kernel(x_ptr):
+    pl.enter_scope(tl.load(x_ptr))
+
+
+def test_scope_errors(tmp_path):
+    with pytest.raises(tessera.CompilationError, match="for use in a kernel"):
+        pl.enter_scope("outside")
+    with pytest.raises(ValueError, match="records per warp, a power of two"):
+        proton.start(str(tmp_path / "bad"), backend="instrumentation", mode=3)
+    proton.start(str(tmp_path / "named"), backend="instrumentation")
+    with pytest.raises(tessera.CompilationError, match="string known at compile time"):
+        named_by_a_tensor_kernel[(1,)](np.zeros(1, np.float32))

@@ -191,6 +191,12 @@ class CodeGenerator(ast.NodeVisitor):
         # changes.
         self.dependencies = {}
         self.global_reads = {}
+        # An instrumented kernel's records per warp (0: not instrumented),
+        # its warps, record buffer and scope names, numbered in order.
+        self.instrumentation = 0
+        self.num_warps = 4
+        self.profile_buffer = None
+        self.profile_scopes = []
 
     # ------------------------------------------------------------------
     # Entry points
@@ -218,8 +224,15 @@ class CodeGenerator(ast.NodeVisitor):
             params += [f"pointer<{element}>"] + ["int32"] * rank + ["int64"] * (rank - 1)
             param_divisibility += list(divisibility.get(a, ())) or [0] * (2 * rank)
             counts.append(2 * rank)
+        # Instrumented (tessera.profiler.language), the kernel takes its
+        # record buffer last.
+        if self.instrumentation:
+            params.append("pointer<int64>")
+            param_divisibility.append(16)
         handles = self._guard(fdef, lambda: self.builder.begin_function(
             fn.__name__, params, param_divisibility, True))
+        if self.instrumentation:
+            self.profile_buffer, handles = handles[-1], handles[:-1]
         self.scope = {a: constexpr(constants[a]) for a in constants}
         for a, count in zip(runtime, counts):
             own, handles = handles[:count], handles[count:]
@@ -235,6 +248,16 @@ class CodeGenerator(ast.NodeVisitor):
                 raise self._error(fdef, "a kernel cannot return a value") from None
         self._guard(fdef, lambda: self.builder.end_function([]))
         self.function_stack.pop()
+
+    def profile_scope(self, name, end):
+        """Records entering (leaving, with `end`) scope `name` in each warp,
+        where the kernel is instrumented; nothing otherwise."""
+        if not self.instrumentation:
+            return
+        if name not in self.profile_scopes:
+            self.profile_scopes.append(name)
+        self.builder.scope_record(self.profile_buffer, self.profile_scopes.index(name),
+                                  self.instrumentation, self.num_warps, end)
 
     def call_function(self, fn, args, kwargs=None):
         """Calls `fn` from the kernel: a @jit function is inlined, anything
@@ -847,9 +870,13 @@ class CodeGenerator(ast.NodeVisitor):
 
 def generate(builder, fn, arg_types, divisibility, constants, options):
     """Generates kernel `fn` into `builder` for the launch `options`
-    (num_warps...); returns the generator, whose `dependencies` and
-    `global_reads` say what the result depends on."""
+    (num_warps...; "instrumentation": the records per warp of an
+    instrumented kernel, 0 for none); returns the generator, whose
+    `dependencies` and `global_reads` say what the result depends on, and
+    `profile_scopes` the names of its scopes."""
     codegen = CodeGenerator(builder, fn.filename)
+    codegen.instrumentation = options.get("instrumentation", 0)
+    codegen.num_warps = options["num_warps"]
     if fn.explicit_layouts:
         builder.set_explicit_layouts()
     previous = [getattr(core._state, name, None) for name in ("builder", "codegen", "options")]

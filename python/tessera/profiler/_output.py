@@ -20,6 +20,14 @@ Each frame holds its own (exclusive) metrics: a kernel its time and launch
 count, an op (a launch named by launch_metadata) or a scope the metrics
 given to it; viewers sum them up the tree. Launches on the host interpreter
 have device type "HOST", timed with "host" timing.
+
+An instrumented kernel (tessera.profiler.language) has a frame for each of
+its scopes below it: "scope_time (ns)", the time a warp spent in the scope
+in a launch (the mean over the warps that entered it), summed over
+launches, and "scope_count", the times warps left it. In the trace, each
+warp of each program of such a launch is a thread of its own, holding its
+scopes; its times are the device's clock, placed so that the first record
+of the launch is at the launch's begin.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ import json
 from ..runtime import gpu
 
 TIME, COUNT = "time (ns)", "count"
+SCOPE_TIME, SCOPE_COUNT = "scope_time (ns)", "scope_count"
 
 
 class _Frame:
@@ -78,9 +87,22 @@ def device_info(devices):
     return info
 
 
-def hatchet(launches, scope_metrics, spans, info):
+def _scope_metrics(intervals):
+    """Per scope name: the mean over warps of the time each spent in it,
+    and the number of intervals."""
+    per_warp, counts = {}, {}
+    for name, program, warp, begin, end in intervals:
+        warps = per_warp.setdefault(name, {})
+        warps[program, warp] = warps.get((program, warp), 0) + end - begin
+        counts[name] = counts.get(name, 0) + 1
+    return {name: {SCOPE_TIME: sum(w.values()) / len(w), SCOPE_COUNT: counts[name]}
+            for name, w in per_warp.items()}
+
+
+def hatchet(launches, scope_metrics, spans, scopes, info):
     """The hatchet document of a session's launches (with their (begin, end)
-    in `spans`, None for those that failed) and scope metrics."""
+    in `spans`, None for those that failed, and the intervals of their
+    instrumented scopes in `scopes`) and scope metrics."""
     root = _Frame("ROOT")
     for path, metrics in scope_metrics:
         frame = root
@@ -88,7 +110,7 @@ def hatchet(launches, scope_metrics, spans, info):
             frame = frame.child(name)
         frame.add(metrics)
     timed = False
-    for launch, span in zip(launches, spans):
+    for launch, span, intervals in zip(launches, spans, scopes):
         if span is None:
             continue
         frame = root
@@ -98,6 +120,8 @@ def hatchet(launches, scope_metrics, spans, info):
             frame.add(launch.metrics)
         kernel = frame.child(launch.kernel)
         kernel.add({TIME: span[1] - span[0], COUNT: 1})
+        for name, metrics in _scope_metrics(intervals or []).items():
+            kernel.child(name).add(metrics)
         kernel.metrics.setdefault("device_id", "0" if launch.device is None
                                   else str(launch.device))
         kernel.metrics.setdefault("device_type", device_type(launch.device))
@@ -107,14 +131,20 @@ def hatchet(launches, scope_metrics, spans, info):
     return [root.to_json(), info]
 
 
-def chrome_trace(launches, spans, info):
+def chrome_trace(launches, spans, scopes, info):
     """The Chrome trace of a session: an "X" event per launch, its scopes
     (and launch_metadata's name) in args["scopes"] and its metrics in args;
-    times in microseconds from the first launch."""
-    timed = [(launch, span) for launch, span in zip(launches, spans) if span is not None]
-    origin = min((span[0] for _, span in timed), default=0)
+    an instrumented launch's warps as threads of a process of their own,
+    each with an "X" event per scope it was in; times in microseconds from
+    the first launch."""
+    timed = [(launch, span, intervals)
+             for launch, span, intervals in zip(launches, spans, scopes) if span is not None]
+    origin = min((span[0] for _, span, _ in timed), default=0)
     events = []
-    for launch, (begin, end) in sorted(timed, key=lambda t: t[1][0]):
+    for number, (launch, (begin, end), intervals) in enumerate(
+            sorted(timed, key=lambda t: t[1][0])):
+        if intervals:
+            events += _warp_events(launch, begin - origin, intervals, number + 1)
         args = {"scopes": list(launch.path),
                 "device": f"{device_type(launch.device)} "
                           f"{0 if launch.device is None else launch.device}"}
@@ -124,6 +154,23 @@ def chrome_trace(launches, spans, info):
                        "pid": 0, "tid": 0 if launch.device is None else launch.device,
                        "args": args})
     return {"traceEvents": events, "displayTimeUnit": "ns", "otherData": {"devices": info}}
+
+
+def _warp_events(launch, begin, intervals, pid):
+    """The trace events of an instrumented launch starting at `begin` (ns
+    from the trace's origin): process `pid`, a thread per warp."""
+    first = min(i[3] for i in intervals)
+    warps = sorted({(program, warp) for _, program, warp, _, _ in intervals})
+    tids = {w: t for t, w in enumerate(warps)}
+    events = [{"name": "process_name", "ph": "M", "pid": pid,
+               "args": {"name": f"{launch.kernel} (launch {pid}): warps"}}]
+    events += [{"name": "thread_name", "ph": "M", "pid": pid, "tid": tids[w],
+                "args": {"name": f"program {w[0]} warp {w[1]}"}} for w in warps]
+    events += [{"name": name, "cat": "scope", "ph": "X",
+                "ts": (begin + b - first) / 1e3, "dur": (e - b) / 1e3,
+                "pid": pid, "tid": tids[program, warp]}
+               for name, program, warp, b, e in intervals]
+    return events
 
 
 def write(path, document):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 
 from ..runtime import gpu
+from . import _instrumentation
 
 # device -> (event, perf_counter_ns when the device reached it).
 _clocks = {}
@@ -44,7 +45,21 @@ def synchronize(devices):
         gpu.driver().synchronize()
 
 
-class HostTimer:
+class _Timer:
+    """What every timer keeps of an instrumented launch: its records."""
+
+    __slots__ = ("records",)
+
+    def record(self, kernel, grid, device, stream):
+        """The record buffer of a launch of instrumented `kernel` on `grid`."""
+        programs = grid[0] * grid[1] * grid[2]
+        self.records = _instrumentation.Records(
+            device, programs, kernel.metadata["num_warps"], kernel.metadata["instrumentation"],
+            kernel.profile_scopes, stream)
+        return self.records
+
+
+class HostTimer(_Timer):
     """A launch on the host interpreter, timed with the host's clock."""
 
     __slots__ = ("begin", "end")
@@ -52,6 +67,7 @@ class HostTimer:
 
     def __init__(self):
         self.begin = self.end = None
+        self.records = None
 
     def start(self, stream):
         self.begin = time.perf_counter_ns()
@@ -64,7 +80,7 @@ class HostTimer:
         return None if self.end is None else (self.begin, self.end)
 
 
-class EventTimer:
+class EventTimer(_Timer):
     """A launch on a GPU, timed with two events on its stream. The events
     are read, and destroyed, by resolve() once the launch has finished."""
 
@@ -76,6 +92,7 @@ class EventTimer:
         self.events = None
         self.stopped = False
         self.span = None
+        self.records = None
 
     def start(self, stream):
         _clock(self.device, stream)

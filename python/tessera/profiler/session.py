@@ -20,7 +20,7 @@ import threading
 import warnings
 
 from ..runtime import jit as _jit
-from . import _context, _output, _timing
+from . import _context, _instrumentation, _output, _timing
 
 DEFAULT_PROFILE_NAME = "proton"
 
@@ -42,8 +42,9 @@ class _Launch:
 
 
 class _Session:
-    def __init__(self, id, name, context, hook):
+    def __init__(self, id, name, context, hook, slots=0):
         self.id, self.name, self.context, self.hook = id, name, context, hook
+        self.slots = slots  # records per warp where it instruments kernels
         self.active = True
         self.launches = []
         self.scope_metrics = []  # (path, metrics)
@@ -57,10 +58,13 @@ _local = threading.local()
 
 
 def _update_hook():
-    """Installs the launch hook while a session is active, and only then."""
-    hook = _on_launch if any(s.active for s in _sessions.values()) else None
+    """Installs the launch hook while a session is active, and only then;
+    kernels are instrumented while an instrumenting session is active."""
+    active = [s for s in _sessions.values() if s.active]
+    hook = _on_launch if active else None
     if _jit._launch_hook is not hook:
         _jit.set_launch_hook(hook)
+    _jit.set_instrumentation(max((s.slots for s in active), default=0))
 
 
 def _selected(session):
@@ -144,8 +148,10 @@ def start(name=None, context="shadow", hook=None, backend=None, mode=None, data=
     "shadow" by the scopes entered, "python" by the Python functions on the
     call stack too. `hook="triton"` (or "launch") enters an op named by each
     launch's launch_metadata, with its metrics. `backend` None, "cupti" or
-    "roctracer" all time launches with device events; `mode` is the
-    backend's, of which there is none."""
+    "roctracer" all time launches with device events; "instrumentation"
+    does too, and compiles the kernels it launches with their
+    tessera.profiler.language scopes recorded by each warp, `mode` records
+    per warp (a power of two, 256 by default; a warp keeps its last ones)."""
     global _next_id
     if context not in _context.CONTEXTS:
         raise ValueError(f"context must be one of {', '.join(_context.CONTEXTS)}, "
@@ -154,17 +160,24 @@ def start(name=None, context="shadow", hook=None, backend=None, mode=None, data=
         raise ValueError(f"hook must be None, 'triton' or 'launch', got {hook!r}")
     if data not in ("tree", "trace"):
         raise ValueError(f"data must be 'tree' or 'trace', got {data!r}")
+    slots = 0
     if backend in ("cupti", "roctracer"):
         warnings.warn(f"tessera.profiler: backend {backend!r} is not available; kernels "
                       "are timed with device events", RuntimeWarning, stacklevel=2)
+    elif backend == "instrumentation":
+        slots = _instrumentation.DEFAULT_SLOTS if mode in (None, "", "default") else mode
+        if not isinstance(slots, int) or slots <= 0 or slots & (slots - 1):
+            raise ValueError("the instrumentation backend's mode is its records per warp, "
+                             f"a power of two, got {mode!r}")
     elif backend is not None:
-        raise ValueError(f"backend must be None, 'cupti' or 'roctracer', got {backend!r}")
-    if mode not in (None, ""):
+        raise ValueError("backend must be None, 'cupti', 'roctracer' or 'instrumentation', "
+                         f"got {backend!r}")
+    if backend != "instrumentation" and mode not in (None, ""):
         raise ValueError(f"mode {mode!r} is not available: the event backend has no modes")
     name = DEFAULT_PROFILE_NAME if name is None else os.fspath(name)
     if name.endswith(".hatchet"):
         name = name[:-len(".hatchet")]
-    session = _Session(_next_id, name, context, hook)
+    session = _Session(_next_id, name, context, hook, slots)
     _sessions[session.id] = session
     _next_id += 1
     _update_hook()
@@ -211,13 +224,17 @@ def _write(session, formats):
     devices = {launch.device for launch in session.launches}
     _timing.synchronize(d for d in devices if d is not None)
     spans = [launch.timer.resolve() for launch in session.launches]
+    scopes = [None if launch.timer.records is None
+              else _instrumentation.intervals(launch.timer.records)
+              for launch in session.launches]
     info = _output.device_info(devices)
     if "hatchet" in formats:
-        document = _output.hatchet(session.launches, session.scope_metrics, spans, info)
+        document = _output.hatchet(session.launches, session.scope_metrics, spans, scopes,
+                                   info)
         _output.write(session.name + ".hatchet", document)
     if "chrome_trace" in formats:
         _output.write(session.name + ".chrome_trace",
-                      _output.chrome_trace(session.launches, spans, info))
+                      _output.chrome_trace(session.launches, spans, scopes, info))
 
 
 def profile(func=None, *, name=None, context="shadow", hook=None, backend=None, mode=None,

@@ -11,6 +11,9 @@ Each frame's metrics are summed over its subtree; those a subtree lacks
 print as nan. Metrics (-m, comma-separated; names case-insensitive):
   time/s, time/ms, time/us, time/ns     kernel time
   avg_time/s, ... avg_time/ns           kernel time per launch
+  scope_time/s, ... scope_time/ns       a warp's time in a kernel's scopes
+                                        (tessera.profiler.language), the
+                                        mean over its warps, per launch summed
   flop/s, gflop/s, tflop/s              all flops (of any width) / time
   flop<w>/s, gflop<w>/s, tflop<w>/s     flops<w> (w = 8, 16, 32, 64) / time
   byte/s, gbyte/s, tbyte/s              bytes / time
@@ -35,6 +38,7 @@ from . import specs
 
 NAN = float("nan")
 TIME = "time (ns)"
+SCOPE_TIME = "scope_time (ns)"
 FLOP_WIDTHS = (8, 16, 32, 64)
 TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}
 RATE_PREFIXES = {"": 1.0, "g": 1e9, "t": 1e12}
@@ -217,6 +221,11 @@ def _column(spec, available, info):
             need("count")
             return lambda f: _divide(_divide(_seconds(f), f.inclusive.get("count")), factor)
         return lambda f: _divide(_seconds(f), factor)
+    match = re.fullmatch(r"scope_time/(s|ms|us|ns)", name)
+    if match:
+        need(SCOPE_TIME)
+        factor = TIME_UNITS[match.group(1)] / 1e-9
+        return lambda f: _divide(f.inclusive.get(SCOPE_TIME), factor)
     match = re.fullmatch(r"([gt]?)flop(8|16|32|64)?/s", name)
     if match:
         need(TIME)

@@ -364,6 +364,17 @@ class CompiledKernel:
 # The launch hook of the profiler (tessera.profiler), set only while one of its
 # sessions is active, so that a launch pays a single check for it.
 _launch_hook = None
+# The records per warp of the kernels compiled while a session of the
+# profiler instruments them (tessera.profiler.language's scopes); 0: none.
+_instrumentation = 0
+
+
+def set_instrumentation(slots):
+    """Compiles kernels launched from now on with their scopes recorded,
+    `slots` records per warp (0: without). A launch of an instrumented kernel
+    asks the launch hook's timer for its record buffer."""
+    global _instrumentation
+    _instrumentation = slots
 
 
 def set_launch_hook(hook):
@@ -611,6 +622,7 @@ class JITFunction:
             "tile-layout": lambda: _tessera.assign_layouts(tile, options["num_warps"], 32)})
         kernel = CompiledKernel(self.__name__, asm, builder.text(with_locations=True),
                                 options, self.debug, self)
+        kernel.profile_scopes = generated.profile_scopes
         return kernel, generated
 
     def _get_compiled(self, arguments, options):
@@ -618,6 +630,8 @@ class JITFunction:
         key = (tuple(sorted(arg_types.items())), tuple(sorted(divisibility.items())),
                tuple(sorted((k, repr(v)) for k, v in constants.items())),
                tuple(options.values()))
+        if options.get("instrumentation"):
+            launch = launch + [("records", None, "records")]
         entry = self.cache.get(key)
         if entry is not None and self._is_current(entry):
             return dict(entry, launch=launch, key=key)
@@ -665,8 +679,9 @@ class JITFunction:
         """What warmup's result depends on, read quickly (a program that
         warms a kernel up before each launch, as Triton's tutorial 02 does,
         pays for it every time): each argument's value, or for an array its
-        type, dtype, 16-byte alignment and device. None where an argument
-        is of another kind (warmup then binds them all)."""
+        type, dtype, 16-byte alignment and device, and the profiler's
+        instrumentation. None where an argument is of another kind (warmup
+        then binds them all)."""
         def part(value):
             kind = type(value)
             if kind in (int, float, bool, str, type(None)):
@@ -682,7 +697,8 @@ class JITFunction:
             raise TypeError
         try:
             return (tuple(part(a) for a in args),
-                    tuple((name, part(kwargs[name])) for name in sorted(kwargs)))
+                    tuple((name, part(kwargs[name])) for name in sorted(kwargs)),
+                    _instrumentation)
         except (TypeError, AttributeError):
             return None
 
@@ -739,7 +755,10 @@ class JITFunction:
         for name, _ in self._OPTIONS:
             if name in self.arg_names:
                 options[name] = core._unwrap(arguments[name])
-        return arguments, _checked_options(self.__name__, options)
+        options = _checked_options(self.__name__, options)
+        if _instrumentation:
+            options["instrumentation"] = _instrumentation
+        return arguments, options
 
     def run(self, *args, grid, **kwargs):
         """Launches on `grid`; the compiled kernel is returned."""
@@ -813,6 +832,7 @@ class JITFunction:
         gpu.set_device(device)
         staging = None
         args = []
+        stream = gpu.current_stream(device)
         for name, value, kind in launch:
             if kind == "p":
                 if value.on_host:
@@ -820,9 +840,10 @@ class JITFunction:
                     args.append(("p", staging.address(value)))
                 else:
                     args.append(("p", value.address))
+            elif kind == "records":
+                args.append(("p", _records(kernel, grid, device, timer, stream)))
             else:
                 args.append((kind, value))
-        stream = gpu.current_stream(device)
         try:
             if timer is not None:
                 timer.start(stream)
@@ -842,6 +863,10 @@ class JITFunction:
             if kind == "p":
                 host_args.append(("p", value.address))
                 buffers.append((value.base, value.nbytes, name, value.writable))
+            elif kind == "records":
+                records = _records(kernel, grid, None, timer)
+                host_args.append(("p", records.address))
+                buffers.append((records.address, records.host.nbytes, "records", True))
             elif kind == "f32":
                 host_args.append(("f", value))
             else:
@@ -855,6 +880,16 @@ class JITFunction:
                 timer.stop(None)
         except _tessera.HostError as e:
             raise InterpreterError(str(e)) from None
+
+
+def _records(kernel, grid, device, timer, stream=None):
+    """The record buffer of an instrumented kernel's launch, which the
+    profiler's timer keeps (its address on a GPU)."""
+    if timer is None or not hasattr(timer, "record"):
+        raise RuntimeError(f"{kernel.name}: the kernel records its scopes, but no profiler "
+                           "session takes them")
+    records = timer.record(kernel, grid, device, stream)
+    return records if device is None else records.address
 
 
 def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specialize=(),

@@ -746,3 +746,19 @@ func.func @constancy_not_integer(%n: i32) {
   %0 = arith.addi %n, %n {tile.constancy = "two"} : i32
   return
 }
+
+// -----
+
+func.func @scope_record_buffer(%buffer: !tile.ptr<i32>) {
+  // expected-error @+1 {{'tile.scope_record' op records go to a buffer of i64, got one of 'i32'}}
+  tile.scope_record %buffer {scope = 0 : i32, slots = 64 : i32, warps = 4 : i32} : !tile.ptr<i32>
+  return
+}
+
+// -----
+
+func.func @scope_record_slots(%buffer: !tile.ptr<i64>) {
+  // expected-error @+1 {{'tile.scope_record' op slots must be a power of two, got 48}}
+  tile.scope_record %buffer {scope = 0 : i32, slots = 48 : i32, warps = 4 : i32} : !tile.ptr<i64>
+  return
+}

@@ -215,3 +215,12 @@ func.func @caller(%x: i32) -> i32 {
   %0 = func.call @helper(%x) : (i32) -> i32
   return %0 : i32
 }
+
+// CHECK-LABEL: func.func @scope_records
+func.func @scope_records(%buffer: !tile.ptr<i64>) {
+  // CHECK: tile.scope_record %{{.*}} {scope = 0 : i32, slots = 64 : i32, warps = 4 : i32} : !tile.ptr<i64>
+  tile.scope_record %buffer {scope = 0 : i32, slots = 64 : i32, warps = 4 : i32} : !tile.ptr<i64>
+  // CHECK: tile.scope_record %{{.*}} {end, scope = 0 : i32, slots = 64 : i32, warps = 4 : i32} : !tile.ptr<i64>
+  tile.scope_record %buffer {end, scope = 0 : i32, slots = 64 : i32, warps = 4 : i32} : !tile.ptr<i64>
+  return
+}
