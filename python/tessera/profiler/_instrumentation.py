@@ -53,23 +53,24 @@ class Records:
 
 
 def intervals(records):
-    """The scopes each warp entered and left, in the order it left them:
-    (name, program, warp, begin_ns, end_ns). A scope left without a record
-    of its entry (overwritten, or never entered) is left out."""
-    words = records.read()
-    result = []
-    for program, warp in zip(*np.nonzero((words[:, :, :, 0] != _EMPTY).any(axis=2))):
-        slots = words[program, warp]
-        used = slots[slots[:, 0] != _EMPTY]
-        used = used[np.argsort(used[:, 0] >> np.uint64(32), kind="stable")]
-        open_scopes = {}  # scope -> begin times, innermost last
-        for tag_and_count, time in used:
-            tag = int(tag_and_count) & 0xFFFFFFFF
-            scope, end = tag >> 1, tag & 1
-            if not end:
-                open_scopes.setdefault(scope, []).append(int(time))
-            elif open_scopes.get(scope):
-                begin = open_scopes[scope].pop()
-                name = records.names[scope] if scope < len(records.names) else f"scope {scope}"
-                result.append((name, int(program), int(warp), begin, int(time)))
-    return result
+    """The scopes each warp entered and left: (name, program, warp,
+    begin_ns, end_ns), by warp, then scope, then time. A warp's record of
+    leaving a scope pairs with its record of entering it just before (a
+    scope does not nest in itself); one without the other (overwritten) is
+    left out."""
+    flat = records.read().reshape(-1, 2)
+    at = np.nonzero(flat[:, 0] != _EMPTY)[0]
+    tag = (flat[at, 0] & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    count = (flat[at, 0] >> np.uint64(32)).astype(np.int64)
+    time = flat[at, 1].astype(np.int64)
+    warp = at // records.slots  # program * warps + warp
+    order = np.lexsort((count, tag >> 1, warp))
+    tag, time, warp = tag[order], time[order], warp[order]
+    scope, end = tag >> 1, tag & 1
+    pairs = np.nonzero((warp[1:] == warp[:-1]) & (scope[1:] == scope[:-1]) &
+                       (end[:-1] == 0) & (end[1:] == 1))[0]
+    names = records.names
+    return [(names[s] if s < len(names) else f"scope {s}", int(w // records.warps),
+             int(w % records.warps), int(b), int(e))
+            for s, w, b, e in zip(scope[pairs].tolist(), warp[pairs].tolist(),
+                                  time[pairs].tolist(), time[pairs + 1].tolist())]

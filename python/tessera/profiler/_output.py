@@ -173,6 +173,6 @@ def _warp_events(launch, begin, intervals, pid):
     return events
 
 
-def write(path, document):
+def write(path, document, indent=1):
     with open(path, "w") as f:
-        json.dump(document, f, indent=1)
+        json.dump(document, f, indent=indent)

@@ -233,8 +233,9 @@ def _write(session, formats):
                                    info)
         _output.write(session.name + ".hatchet", document)
     if "chrome_trace" in formats:
+        # Compact: an instrumented launch has an event per scope and warp.
         _output.write(session.name + ".chrome_trace",
-                      _output.chrome_trace(session.launches, spans, scopes, info))
+                      _output.chrome_trace(session.launches, spans, scopes, info), indent=None)
 
 
 def profile(func=None, *, name=None, context="shadow", hook=None, backend=None, mode=None,
