@@ -38,12 +38,6 @@ bool needsLayout(Value v) {
   return tensor && !tensor.getEncoding();
 }
 
-RankedTensorType withLayout(Type type, Attribute layout) {
-  auto tensor = cast<RankedTensorType>(type);
-  return RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
-                               layout);
-}
-
 /// Gives `v` `layout` in place (a constant's value too).
 void setLayout(Value v, Attribute layout) {
   RankedTensorType type = withLayout(v.getType(), layout);

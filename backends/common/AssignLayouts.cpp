@@ -72,12 +72,6 @@ bool isElementwise(Operation *op) {
          isa<AddPtrOp, arith::SelectOp>(op);
 }
 
-RankedTensorType withLayout(Type type, Attribute layout) {
-  auto tensor = cast<RankedTensorType>(type);
-  return RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
-                               layout);
-}
-
 unsigned bitWidthOf(Type element) {
   if (isa<PointerType>(element))
     return 64;
@@ -837,6 +831,19 @@ LogicalResult resolveCoalescedLayouts(ModuleOp module, unsigned numWarps,
     auto tensor = dyn_cast<RankedTensorType>(v.getType());
     return tensor && isa_and_present<CoalescedLayoutAttr>(tensor.getEncoding());
   };
+  auto leftCoalesced = [&]() -> Operation * {
+    Operation *found = nullptr;
+    module.walk([&](Operation *op) {
+      if (llvm::any_of(op->getResults(), isCoalesced)) {
+        found = op;
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    return found;
+  };
+  if (!leftCoalesced())
+    return success();
   // Values given a layout here, and the access that gave it.
   DenseMap<Value, Operation *> origin;
   // A value, the layout it gets, the access that gives it, and the use
@@ -951,16 +958,10 @@ LogicalResult resolveCoalescedLayouts(ModuleOp module, unsigned numWarps,
             inferResultLayout(user.getOwner(), user.getOperandNumber(), layout),
             nullptr);
   }
-  WalkResult result = module.walk([&](Operation *op) {
-    for (Value v : op->getResults())
-      if (isCoalesced(v)) {
-        op->emitError() << "a tensor in CoalescedLayout reaches no load or "
-                           "store to coalesce: give it a layout";
-        return WalkResult::interrupt();
-      }
-    return WalkResult::advance();
-  });
-  return failure(result.wasInterrupted());
+  if (Operation *op = leftCoalesced())
+    return op->emitError() << "a tensor in CoalescedLayout reaches no load or "
+                              "store to coalesce: give it a layout";
+  return success();
 }
 
 /// The layouts of an explicit-level kernel suit the target: each

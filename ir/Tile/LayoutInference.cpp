@@ -12,6 +12,10 @@
 using namespace mlir;
 using namespace mlir::tile;
 
+RankedTensorType mlir::tile::withLayout(Type type, Attribute layout) {
+  return cast<RankedTensorType>(type).cloneWithEncoding(layout);
+}
+
 Attribute mlir::tile::permutedLayout(Attribute layout, ArrayRef<int32_t> order,
                                      ArrayRef<int64_t> shape) {
   MLIRContext *context = layout.getContext();

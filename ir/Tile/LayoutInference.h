@@ -12,9 +12,13 @@
 #ifndef TESSERA_IR_TILE_LAYOUTINFERENCE_H
 #define TESSERA_IR_TILE_LAYOUTINFERENCE_H
 
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
 
 namespace mlir::tile {
+
+/// The tensor type `type` (a RankedTensorType) in `layout`.
+RankedTensorType withLayout(Type type, Attribute layout);
 
 /// The layout of tensors that `layout` holds with their dimensions permuted
 /// (dimension i of the result is dimension order[i] of the `shape`): a
