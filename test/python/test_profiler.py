@@ -548,9 +548,11 @@ def test_instrumented_scopes_are_recorded_per_warp(device, tmp_path, capsys):
 
 
 def test_a_warp_keeps_its_last_records(device, tmp_path):
-    # 2 slots a warp, 8 records: the last step's entry and exit are kept.
+    # 2 slots a warp (32 bytes), 8 records: the last step's entry and exit
+    # are kept.
     x = np.ones(256, np.float32)
-    proton.start(str(tmp_path / "wrap"), backend="instrumentation", mode=2)
+    proton.start(str(tmp_path / "wrap"), backend="instrumentation",
+                 mode=proton.mode.Default(buffer_size=32))
     scoped_kernel[(4,)](x, 256, 3, BLOCK=64)
     proton.finalize()
     scopes = children(frame_at(read_hatchet(tmp_path / "wrap.hatchet")[0], "scoped_kernel"))
@@ -595,6 +597,10 @@ def test_scope_errors(tmp_path):
         pl.enter_scope("outside")
     with pytest.raises(ValueError, match="records per warp, a power of two"):
         proton.start(str(tmp_path / "bad"), backend="instrumentation", mode=3)
+    with pytest.raises(ValueError, match="granularity must be 'warp', got 'cta'"):
+        proton.mode.Default(granularity="cta")
+    with pytest.raises(ValueError, match="buffer_size must be 0 or a power of two"):
+        proton.mode.Default(buffer_size=48)
     proton.start(str(tmp_path / "named"), backend="instrumentation")
     with pytest.raises(tessera.CompilationError, match="string known at compile time"):
         named_by_a_tensor_kernel[(1,)](np.zeros(1, np.float32))

@@ -12,8 +12,9 @@ not used. `python -m tessera.profiler.viewer -m time/ms,tflop/s FILE` shows
 a profile.
 """
 
+from . import mode
 from .session import activate, deactivate, finalize, profile, start
 from .scope import enter_scope, exit_scope, scope
 
-__all__ = ["activate", "deactivate", "enter_scope", "exit_scope", "finalize", "profile",
-           "scope", "start"]
+__all__ = ["activate", "deactivate", "enter_scope", "exit_scope", "finalize", "mode",
+           "profile", "scope", "start"]

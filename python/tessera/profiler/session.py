@@ -21,6 +21,7 @@ import warnings
 
 from ..runtime import jit as _jit
 from . import _context, _instrumentation, _output, _timing
+from . import mode as _mode
 
 DEFAULT_PROFILE_NAME = "proton"
 
@@ -150,8 +151,9 @@ def start(name=None, context="shadow", hook=None, backend=None, mode=None, data=
     launch's launch_metadata, with its metrics. `backend` None, "cupti" or
     "roctracer" all time launches with device events; "instrumentation"
     does too, and compiles the kernels it launches with their
-    tessera.profiler.language scopes recorded by each warp, `mode` records
-    per warp (a power of two, 256 by default; a warp keeps its last ones)."""
+    tessera.profiler.language scopes recorded by each warp; its `mode` is a
+    tessera.profiler.mode.Default, or the records each warp keeps (a power of
+    two, 256 by default; a warp keeps its last ones)."""
     global _next_id
     if context not in _context.CONTEXTS:
         raise ValueError(f"context must be one of {', '.join(_context.CONTEXTS)}, "
@@ -165,10 +167,13 @@ def start(name=None, context="shadow", hook=None, backend=None, mode=None, data=
         warnings.warn(f"tessera.profiler: backend {backend!r} is not available; kernels "
                       "are timed with device events", RuntimeWarning, stacklevel=2)
     elif backend == "instrumentation":
-        slots = _instrumentation.DEFAULT_SLOTS if mode in (None, "", "default") else mode
-        if not isinstance(slots, int) or slots <= 0 or slots & (slots - 1):
-            raise ValueError("the instrumentation backend's mode is its records per warp, "
-                             f"a power of two, got {mode!r}")
+        if isinstance(mode, _mode.Default):
+            slots = mode.slots
+        else:
+            slots = _instrumentation.DEFAULT_SLOTS if mode in (None, "", "default") else mode
+        if type(slots) is not int or slots <= 0 or slots & (slots - 1):
+            raise ValueError("the instrumentation backend's mode is a tessera.profiler.mode "
+                             f"or its records per warp, a power of two, got {mode!r}")
     elif backend is not None:
         raise ValueError("backend must be None, 'cupti', 'roctracer' or 'instrumentation', "
                          f"got {backend!r}")
