@@ -423,6 +423,8 @@ def test_padded_shared_layout_values():
     assert PADDED.offset_bases[:7] == [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 32], [1, 0]]
     assert PADDED.shape == [32, 64] and PADDED.rank == 2
     assert PADDED == gl.PaddedSharedLayout([[64, 4]], PADDED.offset_bases, [], [32, 64])
+    assert PADDED == gl.PaddedSharedLayout([[64, 4]], PADDED.offset_bases, block_bases=[],
+                                           shape=[32, 64])
     column_major = gl.PaddedSharedLayout.with_identity_for([[32, 1]], [32, 64], [0, 1])
     assert column_major.offset_bases[:6] == [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0], [0, 1]]
     assert column_major != PADDED

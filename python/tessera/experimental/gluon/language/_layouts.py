@@ -334,11 +334,13 @@ class PaddedSharedLayout(SharedLayout):
 
     _fields = ("interval_padding_pairs", "offset_bases", "cga_layout", "shape")
 
-    def __init__(self, interval_padding_pairs, offset_bases, cga_layout=None, shape=None):
+    def __init__(self, interval_padding_pairs, offset_bases, cga_layout=None, shape=None,
+                 block_bases=None):
+        # block_bases: the name Gluon's earlier releases give cga_layout.
         self.interval_padding_pairs = [_ints(p, "interval_padding_pairs")
                                        for p in _unwrap(interval_padding_pairs)]
         self.offset_bases = _bases(offset_bases, "offset_bases")
-        self.cga_layout = _unwrap(cga_layout) or []
+        self.cga_layout = _unwrap(cga_layout) or _unwrap(block_bases) or []
         self.shape = _ints(shape, "shape") if _unwrap(shape) is not None else self._extent()
         pairs = self.interval_padding_pairs
         if not pairs:
