@@ -57,13 +57,12 @@ WarpSpecializeOp partitionOf(Operation *op) {
   return index ? specialized : WarpSpecializeOp();
 }
 
+/// The bytes of a tile.local_alloc's buffer (its type's shape is its
+/// allocation's).
 int64_t bufferBytes(MemDescType type) {
-  ArrayRef<int64_t> shape = type.getAllocShape();
-  int64_t elements = getTileSpan(type);
-  for (int64_t size : shape.drop_back(getSharedLayoutRank(type.getEncoding())))
-    elements *= size;
-  return elements *
-         std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
+  return getBufferElements(type) *
+         std::max<int64_t>(1,
+                           type.getElementType().getIntOrFloatBitWidth() / 8);
 }
 
 void allocateFunction(func::FuncOp func, int64_t &buffersEnd,

@@ -70,29 +70,38 @@ bool sharesLayout(Operation *op, unsigned index) {
          (isMemoryEffectFree(op) || isa<LoadOp>(op));
 }
 
+/// The layout of `layout`'s tensors with dimension `axis` removed (a
+/// reduction's result, expand_dims' operand); CoalescedLayout stays itself.
+Attribute withoutAxis(Attribute layout, unsigned axis) {
+  if (isa<CoalescedLayoutAttr>(layout))
+    return layout;
+  auto parent = dyn_cast<DistributedLayoutAttrInterface>(layout);
+  if (!parent)
+    return {};
+  return SliceLayoutAttr::get(layout.getContext(), axis, parent);
+}
+
+/// The layout of `layout`'s tensors with dimension `axis` added back (a
+/// reduction's operand, expand_dims' result): a slice's parent; null for
+/// other layouts.
+Attribute withAxis(Attribute layout, unsigned axis) {
+  if (isa<CoalescedLayoutAttr>(layout))
+    return layout;
+  auto slice = dyn_cast<SliceLayoutAttr>(layout);
+  if (!slice || slice.getDim() != axis)
+    return {};
+  return slice.getParent();
+}
+
 } // namespace
 
 Attribute mlir::tile::inferOperandLayout(Operation *op, unsigned index,
                                          Attribute layout) {
-  MLIRContext *context = op->getContext();
-  bool coalesced = isa<CoalescedLayoutAttr>(layout);
   return TypeSwitch<Operation *, Attribute>(op)
-      .Case([&](ExpandDimsOp expand) -> Attribute {
-        if (coalesced)
-          return layout;
-        auto parent = dyn_cast<DistributedLayoutAttrInterface>(layout);
-        if (!parent)
-          return {};
-        return SliceLayoutAttr::get(context, expand.getAxis(), parent);
+      .Case([&](ExpandDimsOp expand) {
+        return withoutAxis(layout, expand.getAxis());
       })
-      .Case([&](ReduceOp reduce) -> Attribute {
-        if (coalesced)
-          return layout;
-        auto slice = dyn_cast<SliceLayoutAttr>(layout);
-        if (!slice || slice.getDim() != reduce.getAxis())
-          return {};
-        return slice.getParent();
-      })
+      .Case([&](ReduceOp reduce) { return withAxis(layout, reduce.getAxis()); })
       .Case([&](ReshapeOp reshape) -> Attribute {
         return reshapedLayout(layout, reshape.getType().getShape(),
                               reshape.getSrc().getType().getShape());
@@ -112,24 +121,12 @@ Attribute mlir::tile::inferOperandLayout(Operation *op, unsigned index,
 
 Attribute mlir::tile::inferResultLayout(Operation *op, unsigned index,
                                         Attribute layout) {
-  MLIRContext *context = op->getContext();
-  bool coalesced = isa<CoalescedLayoutAttr>(layout);
   return TypeSwitch<Operation *, Attribute>(op)
-      .Case([&](ExpandDimsOp expand) -> Attribute {
-        if (coalesced)
-          return layout;
-        auto slice = dyn_cast<SliceLayoutAttr>(layout);
-        if (!slice || slice.getDim() != expand.getAxis())
-          return {};
-        return slice.getParent();
+      .Case([&](ExpandDimsOp expand) {
+        return withAxis(layout, expand.getAxis());
       })
-      .Case([&](ReduceOp reduce) -> Attribute {
-        if (coalesced)
-          return layout;
-        auto parent = dyn_cast<DistributedLayoutAttrInterface>(layout);
-        if (!parent)
-          return {};
-        return SliceLayoutAttr::get(context, reduce.getAxis(), parent);
+      .Case([&](ReduceOp reduce) {
+        return withoutAxis(layout, reduce.getAxis());
       })
       .Case([&](ReshapeOp reshape) -> Attribute {
         return reshapedLayout(layout, reshape.getSrc().getType().getShape(),

@@ -96,6 +96,11 @@ int64_t MemDescType::getNumElements() const {
   return elements;
 }
 
+int64_t mlir::tile::getBufferBits(MemDescType type) {
+  return getBufferElements(type) *
+         int64_t(type.getElementType().getIntOrFloatBitWidth());
+}
+
 unsigned mlir::tile::getSharedLayoutRank(Attribute encoding) {
   if (auto swizzled = dyn_cast<SwizzledSharedLayoutAttr>(encoding))
     return swizzled.getOrder().size();
@@ -114,12 +119,12 @@ int64_t mlir::tile::getTileSpan(MemDescType type) {
   return getSharedPadding(type.getEncoding()).size(elements);
 }
 
-int64_t mlir::tile::getBufferBits(MemDescType type) {
+int64_t mlir::tile::getBufferElements(MemDescType type) {
   int64_t elements = getTileSpan(type);
   for (int64_t size :
        type.getShape().drop_back(getSharedLayoutRank(type.getEncoding())))
     elements *= size;
-  return elements * int64_t(type.getElementType().getIntOrFloatBitWidth());
+  return elements;
 }
 
 /// `!tile.memdesc<shape x type, encoding [, mutable] [, allocShape]>`.

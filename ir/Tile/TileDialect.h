@@ -81,8 +81,10 @@ unsigned getSharedLayoutRank(Attribute encoding);
 /// before stack tiles that far apart.
 int64_t getTileSpan(MemDescType type);
 
-/// The bits a whole buffer of `type`'s shape spans in shared memory, its
-/// layout's padding included.
+/// The elements a whole buffer of `type`'s shape spans in shared memory,
+/// its layout's padding included.
+int64_t getBufferElements(MemDescType type);
+/// Those elements' bits.
 int64_t getBufferBits(MemDescType type);
 
 /// The pointee of a pointer, shaped like `type`: `!tile.ptr<f32>` gives f32
