@@ -27,6 +27,8 @@ public:
   }
 
   bool opened() const { return library.isValid(); }
+  /// The path or name it was opened by.
+  const std::string &name() const { return path; }
 
   /// Points `fn` at `symbol`; the first symbol missing becomes `whyNot()`.
   template <typename Fn> void bind(Fn &fn, const char *symbol) {

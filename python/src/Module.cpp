@@ -12,6 +12,7 @@
 #include "python/src/Launch.h"
 #include "runtime/Driver.h"
 #include "runtime/KernelCache.h"
+#include "runtime/Tracer.h"
 #include "runtime/capi/LaunchSource.h"
 #include "runtime/host/HostModule.h"
 
@@ -245,6 +246,49 @@ PYBIND11_MODULE(_tessera, m) {
       py::arg("platform"), py::return_value_policy::reference,
       "The GPU runtime of a platform (\"cuda\", \"hip\"); DriverError says "
       "why where it cannot be opened.");
+  // The vendors' activity tracers, for the profiler.
+  py::class_<runtime::Tracer, std::unique_ptr<runtime::Tracer, py::nodelete>>(
+      m, "Tracer")
+      .def_property_readonly("name", &runtime::Tracer::name)
+      .def_property_readonly("library", &runtime::Tracer::library)
+      .def("start", &runtime::Tracer::start)
+      .def("stop", &runtime::Tracer::stop,
+           py::call_guard<py::gil_scoped_release>())
+      .def(
+          "flush",
+          [](runtime::Tracer &t) {
+            std::vector<runtime::KernelActivity> kernels;
+            {
+              py::gil_scoped_release release;
+              kernels = t.flush();
+            }
+            py::list out;
+            for (const runtime::KernelActivity &k : kernels)
+              out.append(py::make_tuple(k.op, k.name, k.start, k.end, k.device,
+                                        k.stream));
+            return out;
+          },
+          "The kernels that finished since the last flush: (op, name, start, "
+          "end, device, stream).")
+      .def("timestamp", &runtime::Tracer::timestamp);
+  m.def(
+      "tracer",
+      [](const std::string &platform,
+         const std::vector<std::string> &libraries) -> runtime::Tracer & {
+        if (platform == "cuda")
+          return runtime::Tracer::cupti(libraries);
+        if (platform == "hip")
+          return runtime::Tracer::roctracer(libraries);
+        throw py::value_error("unknown GPU platform '" + platform +
+                              "': expected cuda or hip");
+      },
+      py::arg("platform"), py::arg("libraries"),
+      py::return_value_policy::reference,
+      "The activity tracer of a platform (CUPTI, roctracer), opened from the "
+      "first of `libraries` that opens; DriverError says why where none can "
+      "be used.");
+  m.def("set_trace_op", &runtime::Tracer::setOp, py::arg("op"),
+        "Kernels this thread launches from now on belong to `op`.");
   bindLaunch(m);
   m.def("assign_layouts", &mlir::tile::assignLayouts, py::arg("tile_ir"),
         py::arg("num_warps"), py::arg("warp_size"),

@@ -11,8 +11,7 @@
 
 #include "runtime/Driver.h"
 #include "runtime/Library.h"
-
-#include "llvm/Support/MemoryBuffer.h"
+#include "runtime/hip/Kfd.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -77,34 +76,16 @@ struct Api {
 };
 
 /// The architecture ("gfx942") of the `index`-th GPU agent, from the KFD
-/// topology (`gfx_target_version` is major * 10000 + minor * 100 +
-/// stepping); empty where it cannot be read.
+/// topology; empty where it cannot be read.
 std::string archOfAgent(int index) {
-  int gpu = 0;
-  for (int node = 0; node < 256; ++node) {
-    auto properties =
-        llvm::MemoryBuffer::getFile("/sys/class/kfd/kfd/topology/nodes/" +
-                                        std::to_string(node) + "/properties",
-                                    /*IsText=*/true);
-    if (!properties)
-      break;
-    llvm::StringRef text = (*properties)->getBuffer();
-    size_t at = text.find("gfx_target_version ");
-    unsigned version = 0;
-    if (at == llvm::StringRef::npos ||
-        text.substr(at + 19)
-            .take_until([](char c) { return c == '\n'; })
-            .getAsInteger(10, version) ||
-        version == 0)
-      continue; // a CPU agent
-    if (gpu++ != index)
-      continue;
-    char arch[32];
-    std::snprintf(arch, sizeof arch, "gfx%u%x%x", version / 10000,
-                  version / 100 % 100, version % 100);
-    return arch;
-  }
-  return "";
+  std::vector<KfdAgent> agents = kfdGpuAgents();
+  if (index < 0 || index >= static_cast<int>(agents.size()))
+    return "";
+  unsigned version = agents[index].version;
+  char arch[32];
+  std::snprintf(arch, sizeof arch, "gfx%u%x%x", version / 10000,
+                version / 100 % 100, version % 100);
+  return arch;
 }
 
 class HipDriver;
