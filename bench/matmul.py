@@ -21,6 +21,7 @@ target and takes mma.sync in place of wgmma, and the column says
     python3 bench/matmul.py            # the table
     python3 bench/matmul.py --quick    # fp16 1024^3 only
     python3 bench/matmul.py --check    # the kernel on the host interpreter
+    python3 bench/matmul.py --profile matmul   # matmul.hatchet: Tessera and cuBLAS
 """
 
 import argparse
@@ -380,11 +381,44 @@ def self_check():
               "host interpreter: matches numpy")
 
 
+def profile(name, cases):
+    """--profile: Tessera's autotuned fp16 kernel and cuBLAS on the shapes
+    of `cases`, each launch under a scope holding its flops, profiled with
+    tessera.profiler (CUPTI times both, where it can be opened); writes
+    <name>.hatchet and prints the viewer's tree."""
+    import torch
+    import tessera.profiler as proton
+    from tessera.profiler import viewer
+    ours = kernels_of("tessera")
+    shapes = [shape for _, dtype, shapes in cases if dtype == "float16" for shape in shapes]
+    runs = []
+    for M, N, K in shapes:
+        a, b, c = operands(torch, "float16", M, N, K)
+        check(torch, name_of("fp16", M, N, K), matmul(ours.tuned, a, b, c),
+              reference(torch, a, b))  # tuned before the session
+        runs.append(((M, N, K), lambda a=a, b=b, c=c: matmul(ours.tuned, a, b, c),
+                     cublas(torch, a, b)))
+    torch.cuda.synchronize()
+    proton.start(name)
+    for (M, N, K), tessera_run, cublas_run in runs:
+        flops = {"flops16": 2 * M * N * K}
+        for _ in range(10):
+            with proton.scope(f"tessera {M}x{N}x{K}", flops):
+                tessera_run()
+            with proton.scope(f"cublas {M}x{N}x{K}", flops):
+                cublas_run()
+    proton.finalize()
+    viewer.main(["-m", "time/ms,tflop16/s,util", name + ".hatchet"])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fp16 1024^3 only")
     parser.add_argument("--check", action="store_true",
                         help="run the kernel on Tessera's host interpreter (no GPU needed)")
+    parser.add_argument("--profile", metavar="NAME",
+                        help="profile Tessera's fp16 kernel and cuBLAS with tessera.profiler "
+                             "into NAME.hatchet and print the tree")
     parser.add_argument("--child", nargs=2, metavar=("DSL", "CASES"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.check:
@@ -399,6 +433,9 @@ def main():
         sys.exit("bench/matmul.py: PyTorch sees no CUDA GPU (--check runs without one)")
     if args.child:
         return run_child(args.child[0], json.loads(args.child[1]))
+    if args.profile:
+        warnings.filterwarnings("ignore", message="tessera: autotuning")
+        return profile(args.profile, QUICK if args.quick else CASES)
     from common import bench_in_turn, report
     # Configs a chip cannot hold (shared memory) are skipped by both tuners.
     warnings.filterwarnings("ignore", message="tessera: autotuning")

@@ -2,9 +2,14 @@
 around kernels on the host interpreter, the hatchet and Chrome trace files
 they write, and the viewer; the GPU's event timing with --device=cuda."""
 
+import ctypes
 import json
+import os
 import subprocess
 import sys
+import threading
+import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,7 +19,11 @@ import tessera.language as tl
 import tessera.profiler as proton
 import tessera.profiler.language as pl
 from tessera.profiler import viewer
-from tessera.runtime import jit
+from tessera import _tessera
+from tessera.runtime import gpu, jit
+
+# The stand-in tracer libraries of the build tree (<build>/lib).
+FAKES = Path(os.path.abspath(tessera.__file__)).parents[2] / "lib"
 
 
 @tessera.jit
@@ -309,13 +318,102 @@ def test_default_name_and_start_errors(tmp_path, arrays, monkeypatch):
         proton.start(hook="cupti")
     with pytest.raises(ValueError, match="mode 'pcsampling' is not available"):
         proton.start(mode="pcsampling")
-    with pytest.warns(RuntimeWarning, match="backend 'cupti' is not available"):
-        proton.start(str(tmp_path / "cupti"), backend="cupti")
+    # The other vendor's tracer (this platform's may well be there).
+    other, vendor = ("roctracer", "AMD") if gpu.platform() == "cuda" else ("cupti", "NVIDIA")
+    with pytest.warns(RuntimeWarning, match=f"backend '{other}' is not available "
+                                            f"\\(it traces {vendor} GPUs"):
+        proton.start(str(tmp_path / "other"), backend=other)
     with pytest.raises(ValueError, match="output_format must be"):
         proton.finalize(output_format="hatchet_msgpack")
     assert proton.session.profiling()  # still open
     proton.finalize()
-    assert not proton.session.profiling() and (tmp_path / "cupti.hatchet").exists()
+    assert not proton.session.profiling() and (tmp_path / "other.hatchet").exists()
+
+
+def fake_tracer(name, monkeypatch, platform):
+    """The stand-in tracer library `name` of the build (ctypes), made the one
+    the profiler opens for `platform`; skips where it is not built beside
+    this tessera, or where this process already opened a real one."""
+    path = FAKES / f"libtessera_fake_{name}.so"
+    if not path.exists():
+        pytest.skip(f"{path.name} is not built beside this tessera")
+    monkeypatch.setattr(gpu, "_platform", platform)
+    monkeypatch.setenv(f"TESSERA_{name.upper()}_LIBRARY", str(path))
+    library = _tessera.tracer(platform, [str(path)]).library
+    if library != str(path):
+        pytest.skip(f"this process traces with {library}")
+    return ctypes.CDLL(str(path))
+
+
+def test_the_tracer_reports_other_libraries_kernels_in_their_scopes(tmp_path, arrays,
+                                                                    monkeypatch):
+    cupti = fake_tracer("cupti", monkeypatch, "cuda")
+    cupti.fakeCuptiLaunch.argtypes = [ctypes.c_char_p, ctypes.c_uint64, ctypes.c_uint64,
+                                      ctypes.c_uint32, ctypes.c_uint32]
+    cupti.fakeCuptiSetTime.argtypes = [ctypes.c_uint64]
+    cupti.fakeCuptiSetTime(10**9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        both = proton.start(str(tmp_path / "both"), backend="cupti")
+    assert proton.session._activity.running() == "cupti"
+    with proton.scope("gemm"):
+        cupti.fakeCuptiLaunch(b"_Z10cublasGemmPKfPf", 10**9 + 100, 10**9 + 600, 0, 7)
+        launch(copy_kernel, arrays)  # on the host interpreter, timed by its clock
+        later = proton.start(str(tmp_path / "later"))
+        with proton.scope("inner"):
+            cupti.fakeCuptiLaunch(b"inner_kernel", 10**9 + 700, 10**9 + 900, 1, 0)
+    proton.deactivate(both)
+    cupti.fakeCuptiLaunch(b"while_paused", 10**9 + 1000, 10**9 + 1100, 0, 0)
+    proton.activate(both)
+    # A thread that entered no scope launches at the root.
+    thread = threading.Thread(
+        target=cupti.fakeCuptiLaunch, args=(b"from_a_thread", 10**9 + 1200, 10**9 + 1250, 0, 0))
+    thread.start()
+    thread.join()
+    proton.finalize(both)
+    proton.finalize(later)
+    cupti.fakeCuptiLaunch(b"after", 10**9 + 1300, 10**9 + 1400, 0, 0)
+
+    root, devices = read_hatchet(tmp_path / "both.hatchet")
+    assert sorted(children(root)) == ["from_a_thread", "gemm"]
+    assert sorted(children(frame_at(root, "gemm"))) == ["copy_kernel", "cublasGemm(float const*, float*)", "inner"]
+    gemm = frame_at(root, "gemm", "cublasGemm(float const*, float*)")["metrics"]
+    assert gemm == {"time (ns)": 500, "count": 1, "device_id": "0", "device_type": "CUDA"}
+    inner = frame_at(root, "gemm", "inner", "inner_kernel")["metrics"]
+    assert inner["time (ns)"] == 200 and inner["device_id"] == "1"
+    assert frame_at(root, "from_a_thread")["metrics"]["time (ns)"] == 50
+    assert frame_at(root, "gemm", "copy_kernel")["metrics"]["device_type"] == "HOST"
+    assert devices["CUDA"]["0"]["timing"] == devices["CUDA"]["1"]["timing"] == "cupti"
+    assert devices["HOST"]["0"]["timing"] == "host"
+    # The session started inside "gemm" has the kernels launched while it was
+    # active, where they were launched.
+    root, _ = read_hatchet(tmp_path / "later.hatchet")
+    assert sorted(children(root)) == ["from_a_thread", "gemm", "while_paused"]
+    assert frame_at(root, "gemm", "inner", "inner_kernel")["metrics"]["count"] == 1
+    with open(tmp_path / "both.chrome_trace") as f:
+        events = {e["name"]: e for e in json.load(f)["traceEvents"]}
+    assert events["cublasGemm(float const*, float*)"]["dur"] == pytest.approx(0.5)
+    assert events["inner_kernel"]["ts"] - events["cublasGemm(float const*, float*)"]["ts"] \
+        == pytest.approx(0.6)
+    assert events["inner_kernel"]["args"]["scopes"] == ["gemm", "inner"]
+    assert not proton.session._activity.running()  # stopped with its last session
+
+
+def test_roctracer_reports_dispatches_in_their_scopes(tmp_path, monkeypatch):
+    roctracer = fake_tracer("roctracer", monkeypatch, "hip")
+    roctracer.fakeRoctracerLaunch.argtypes = [ctypes.c_char_p, ctypes.c_char_p,
+                                              ctypes.c_uint64, ctypes.c_uint64,
+                                              ctypes.c_int, ctypes.c_uint64]
+    proton.start(str(tmp_path / "amd"), backend="roctracer")
+    with proton.scope("step"):
+        roctracer.fakeRoctracerLaunch(b"hipModuleLaunchKernel", b"_Z3addPfS_", 10, 30, 0, 1)
+    roctracer.fakeRoctracerLaunch(b"hipLaunchKernel", b"softmax", 40, 100, 0, 1)
+    proton.finalize()
+    root, devices = read_hatchet(tmp_path / "amd.hatchet")
+    add = frame_at(root, "step", "add(float*, float*)")["metrics"]
+    assert add["time (ns)"] == 20 and add["device_type"] == "HIP"
+    assert frame_at(root, "softmax")["metrics"]["time (ns)"] == 60
+    assert devices["HIP"][add["device_id"]]["timing"] == "roctracer"
 
 
 @tessera.jit
@@ -448,10 +546,11 @@ def test_viewer_runs_as_a_module(gemm_profile):
     assert result.stdout == "6.000 ROOT\n"
 
 
-def test_gpu_launches_are_timed_with_events(device, tmp_path, arrays):
+def test_gpu_launches_are_timed(device, tmp_path, arrays):
     if device == "interpreter":
         pytest.skip("times GPU launches: run with --device=cuda or --device=hip")
     proton.start(str(tmp_path / "gpu"), hook="triton")
+    source = proton.session._activity.running() or "events"
     with proton.scope("gpu"):
         launch(scale_kernel, arrays, times=3)
     proton.finalize()
@@ -461,10 +560,38 @@ def test_gpu_launches_are_timed_with_events(device, tmp_path, arrays):
     assert kernel["count"] == 3 and kernel["time (ns)"] > 0
     assert kernel["device_type"] == device.upper()
     info = devices[device.upper()][kernel["device_id"]]
-    assert info["timing"] == "events" and info["num_sms"] > 0 and info["name"]
+    assert info["timing"] == source and info["num_sms"] > 0 and info["name"]
     with open(tmp_path / "gpu.chrome_trace") as f:
         events = json.load(f)["traceEvents"]
     assert len(events) == 3 and all(e["dur"] > 0 for e in events)
+
+
+def test_the_tracer_times_torch_kernels_beside_tesseras(device, tmp_path):
+    if device == "interpreter":
+        pytest.skip("traces GPU kernels: run with --device=cuda or --device=hip")
+    torch = pytest.importorskip("torch")
+    backend = proton.session._activity.BACKENDS[gpu.platform()]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            proton.start(str(tmp_path / "torch"), backend=backend)
+        except RuntimeWarning as e:
+            pytest.skip(str(e))
+    a = torch.randn(512, 512, device="cuda")
+    x = torch.arange(N, dtype=torch.float32, device="cuda")
+    y = torch.empty_like(x)
+    with proton.scope("torch"):
+        a @ a
+    with proton.scope("tessera"):
+        scale_kernel[(1,)](x, y, N, BLOCK=128)
+    proton.finalize()
+    torch.testing.assert_close(y, x * 2)
+    root, devices = read_hatchet(tmp_path / "torch.hatchet")
+    torch_kernels = kernel_frames(frame_at(root, "torch"))
+    assert torch_kernels and all(k["metrics"]["time (ns)"] > 0 for k in torch_kernels)
+    ours = frame_at(root, "tessera", "scale_kernel")["metrics"]
+    assert ours["count"] == 1 and 0 < ours["time (ns)"] < 10**8
+    assert devices[device.upper()][ours["device_id"]]["timing"] == backend
 
 
 def test_gpu_launches_of_the_fast_path_are_recorded(device, tmp_path):

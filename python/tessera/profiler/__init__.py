@@ -6,10 +6,12 @@
         matmul_kernel[grid](...)
     proton.finalize()  # matmul.hatchet, matmul.chrome_trace
 
-Kernel launches are timed with device events on the GPU and with the host's
-clock on the host interpreter; vendor activity tracing (CUPTI, roctracer) is
-not used. `python -m tessera.profiler.viewer -m time/ms,tflop/s FILE` shows
-a profile.
+On a GPU, the vendor's activity tracing (CUPTI, roctracer, opened at first
+use) times every kernel, Tessera's and other libraries' (cuBLAS through
+PyTorch), each under the scope it was launched in; where it cannot be
+used, Tessera's launches are timed with device events. Launches on the
+host interpreter are timed with the host's clock. `python -m
+tessera.profiler.viewer -m time/ms,tflop/s FILE` shows a profile.
 """
 
 from . import mode

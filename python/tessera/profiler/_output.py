@@ -14,12 +14,15 @@ The hatchet file is a JSON list of the root frame and the device info:
                                   "children": []}]}]},
      {"CUDA": {"0": {"name": ..., "arch": "90", "num_sms": 132,
                      "clock_rate": kHz, "memory_clock_rate": kHz,
-                     "bus_width": bits, "timing": "events"}}}]
+                     "bus_width": bits, "timing": "cupti"}}}]
 
-Each frame holds its own (exclusive) metrics: a kernel its time and launch
-count, an op (a launch named by launch_metadata) or a scope the metrics
-given to it; viewers sum them up the tree. Launches on the host interpreter
-have device type "HOST", timed with "host" timing.
+"timing" says where the times come from: "cupti" or "roctracer" (the
+vendor's activity tracing, which also reports other libraries' kernels),
+"events" (device events around Tessera's launches) or "host". Each frame
+holds its own (exclusive) metrics: a kernel its time and launch count, an
+op (a launch named by launch_metadata) or a scope the metrics given to it;
+viewers sum them up the tree. Launches on the host interpreter have device
+type "HOST", timed with "host" timing.
 
 An instrumented kernel (tessera.profiler.language) has a frame for each of
 its scopes below it: "scope_time (ns)", the time a warp spent in the scope
@@ -34,6 +37,7 @@ from __future__ import annotations
 
 import json
 
+from .. import _tessera
 from ..runtime import gpu
 
 TIME, COUNT = "time (ns)", "count"
@@ -69,20 +73,28 @@ def device_type(device):
     return "CUDA" if gpu.platform() == "cuda" else "HIP"
 
 
-def device_info(devices):
+def device_info(sources):
     """The device info of a profile: {type: {index: properties}} for the
-    devices launches ran on (GPU indices, None for the host interpreter)."""
+    devices launches ran on (GPU indices, None for the host interpreter),
+    with how `sources` says each was timed ("host", "events", "cupti",
+    "roctracer"). A device the driver cannot be asked about (the tracer
+    reported it) has only its timing."""
     info = {}
-    for device in sorted(devices, key=lambda d: -1 if d is None else d):
+    for device, source in sorted(sources.items(), key=lambda d: -1 if d[0] is None else d[0]):
         if device is None:
             info.setdefault("HOST", {})["0"] = {"name": "host interpreter", "timing": "host"}
             continue
-        entry = {"name": gpu.device_name(device), "arch": gpu.target(device).split(":", 1)[1]}
-        properties = gpu.driver().device_properties(device)
-        entry.update(num_sms=properties["multiprocessor_count"],
-                     clock_rate=properties["sm_clock_rate"],
-                     memory_clock_rate=properties["mem_clock_rate"],
-                     bus_width=properties["mem_bus_width"], timing="events")
+        try:
+            properties = gpu.driver().device_properties(device)
+            entry = {"name": gpu.device_name(device),
+                     "arch": gpu.target(device).split(":", 1)[1],
+                     "num_sms": properties["multiprocessor_count"],
+                     "clock_rate": properties["sm_clock_rate"],
+                     "memory_clock_rate": properties["mem_clock_rate"],
+                     "bus_width": properties["mem_bus_width"]}
+        except _tessera.DriverError:
+            entry = {}
+        entry["timing"] = source
         info.setdefault(device_type(device), {})[str(device)] = entry
     return info
 

@@ -1,7 +1,8 @@
-"""The clocks of profiled launches: device events recorded around a launch
-on its stream for the GPU, the host's clock for the host interpreter.
+"""The clocks of profiled launches: the vendor's activity tracing where it
+runs (_activity), else device events recorded around a launch on its
+stream for the GPU; the host's clock for the host interpreter.
 
-Both give the begin and end of a launch in nanoseconds of
+All give the begin and end of a launch in nanoseconds of
 time.perf_counter_ns(): event times are placed on it through one event per
 device, recorded when the device's first launch is timed, whose host time
 is known.
@@ -12,7 +13,7 @@ from __future__ import annotations
 import time
 
 from ..runtime import gpu
-from . import _instrumentation
+from . import _activity, _instrumentation
 
 # device -> (event, perf_counter_ns when the device reached it).
 _clocks = {}
@@ -57,6 +58,9 @@ class _Timer:
             device, programs, kernel.metadata["num_warps"], kernel.metadata["instrumentation"],
             kernel.profile_scopes, stream)
         return self.records
+
+    def cancel(self):
+        """The launch failed."""
 
 
 class HostTimer(_Timer):
@@ -118,4 +122,48 @@ class EventTimer(_Timer):
             driver.destroy_event(begin)
             driver.destroy_event(end)
             self.events = None
+        return self.span
+
+
+class TracedTimer(_Timer):
+    """A launch on a GPU timed by the vendor's tracer: the kernel it
+    launches is reported with the launch's op, which the launching thread
+    holds while it launches."""
+
+    __slots__ = ("op", "span", "source")
+
+    def __init__(self):
+        self.op = _activity.launch(self)
+        self.span = None
+        self.records = None
+        self.source = _activity.running()
+
+    def start(self, stream):
+        _activity.enter(self.op)
+
+    def stop(self, stream):
+        _activity.leave()
+
+    def cancel(self):
+        _activity.leave()
+
+    def add(self, span):
+        """A kernel of the launch ran over `span`."""
+        self.span = span if self.span is None else (min(self.span[0], span[0]),
+                                                    max(self.span[1], span[1]))
+
+    def resolve(self):
+        """(begin, end) in ns, or None for a launch no kernel was reported of."""
+        return self.span
+
+
+class Traced(_Timer):
+    """A kernel another library launched, as the tracer reported it."""
+
+    __slots__ = ("span", "source")
+
+    def __init__(self, span, source):
+        self.span, self.source, self.records = span, source, None
+
+    def resolve(self):
         return self.span

@@ -29,12 +29,14 @@ def _enter(name, metrics):
     entry = _context.push(str(name))
     if metrics:
         _session._record_scope_metrics(metrics)
+    _session.scope_changed()
     return entry
 
 
 def _exit(entry):
     if entry is not None:
         _context.remove(entry)
+        _session.scope_changed()
 
 
 class scope:
@@ -86,5 +88,5 @@ def exit_scope(name=None, metrics=None, *, triton_op=False):
                          f"'{name}'")
     if metrics:
         _session._record_scope_metrics(metrics)
-    _context.remove(entry)
+    _exit(entry)
     return entry.id

@@ -3,9 +3,12 @@
 writes it out.
 
 While a session is active, every kernel launch is recorded as a child of
-the current scope, timed with device events on the GPU and with the host's
-clock on the host interpreter (tessera.runtime.jit.set_launch_hook); the
-event times are read at finalize. With `hook="triton"` (or "launch"), each
+the current scope (tessera.runtime.jit.set_launch_hook). On a GPU, the
+vendor's activity tracing (CUPTI, roctracer) times them and also reports
+the kernels other libraries launch (cuBLAS through PyTorch), each under the
+scope it was launched in; where it cannot be used, Tessera's launches are
+timed with device events. The host interpreter's launches are timed with
+the host's clock. Times are read at finalize. With `hook="triton"` (or "launch"), each
 launch is first entered as an op named by its JIT function's
 `launch_metadata(grid, kernel, args)`, which holds the metrics it returns
 ("flops", "flops16", "bytes", ...), the kernel below it.
@@ -17,10 +20,10 @@ import functools
 import numbers
 import os
 import threading
-import warnings
 
+from ..runtime import gpu
 from ..runtime import jit as _jit
-from . import _context, _instrumentation, _output, _timing
+from . import _activity, _context, _instrumentation, _output, _timing
 from . import mode as _mode
 
 DEFAULT_PROFILE_NAME = "proton"
@@ -43,9 +46,10 @@ class _Launch:
 
 
 class _Session:
-    def __init__(self, id, name, context, hook, slots=0):
+    def __init__(self, id, name, context, hook, slots=0, traced=False):
         self.id, self.name, self.context, self.hook = id, name, context, hook
         self.slots = slots  # records per warp where it instruments kernels
+        self.traced = traced  # whether it takes the tracer's other kernels
         self.active = True
         self.launches = []
         self.scope_metrics = []  # (path, metrics)
@@ -66,6 +70,15 @@ def _update_hook():
     if _jit._launch_hook is not hook:
         _jit.set_launch_hook(hook)
     _jit.set_instrumentation(max((s.slots for s in active), default=0))
+    scope_changed()
+
+
+def scope_changed():
+    """Gives the kernels this thread launches outside Tessera from now on
+    to the current scope of each active traced session."""
+    if _activity.running():
+        _activity.set_scope([(s, _context.path(s.context)) for s in _sessions.values()
+                             if s.active and s.traced])
 
 
 def _selected(session):
@@ -113,7 +126,12 @@ def _on_launch(fn, kernel, grid, arguments, device):
     sessions = [s for s in list(_sessions.values()) if s.active]
     if not sessions:
         return None
-    timer = _timing.HostTimer() if device is None else _timing.EventTimer(device)
+    if device is None:
+        timer = _timing.HostTimer()
+    elif _activity.running():
+        timer = _timing.TracedTimer()
+    else:
+        timer = _timing.EventTimer(device)
     paths, op = {}, None
     for session in sessions:
         path = paths.get(session.context)
@@ -148,12 +166,15 @@ def start(name=None, context="shadow", hook=None, backend=None, mode=None, data=
     ("proton": proton.hatchet). `context` names where launches happen:
     "shadow" by the scopes entered, "python" by the Python functions on the
     call stack too. `hook="triton"` (or "launch") enters an op named by each
-    launch's launch_metadata, with its metrics. `backend` None, "cupti" or
-    "roctracer" all time launches with device events; "instrumentation"
-    does too, and compiles the kernels it launches with their
-    tessera.profiler.language scopes recorded by each warp; its `mode` is a
-    tessera.profiler.mode.Default, or the records each warp keeps (a power of
-    two, 256 by default; a warp keeps its last ones)."""
+    launch's launch_metadata, with its metrics. `backend` None uses the
+    vendor's activity tracing where there is a GPU and it can be opened,
+    "cupti" or "roctracer" ask for it (a warning says why where it cannot
+    be used); without it, Tessera's launches are timed with device events
+    and no other library's are recorded. "instrumentation" compiles the
+    kernels it launches with their tessera.profiler.language scopes
+    recorded by each warp; its `mode` is a tessera.profiler.mode.Default, or
+    the records each warp keeps (a power of two, 256 by default; a warp
+    keeps its last ones)."""
     global _next_id
     if context not in _context.CONTEXTS:
         raise ValueError(f"context must be one of {', '.join(_context.CONTEXTS)}, "
@@ -163,10 +184,7 @@ def start(name=None, context="shadow", hook=None, backend=None, mode=None, data=
     if data not in ("tree", "trace"):
         raise ValueError(f"data must be 'tree' or 'trace', got {data!r}")
     slots = 0
-    if backend in ("cupti", "roctracer"):
-        warnings.warn(f"tessera.profiler: backend {backend!r} is not available; kernels "
-                      "are timed with device events", RuntimeWarning, stacklevel=2)
-    elif backend == "instrumentation":
+    if backend == "instrumentation":
         if isinstance(mode, _mode.Default):
             slots = mode.slots
         else:
@@ -174,7 +192,7 @@ def start(name=None, context="shadow", hook=None, backend=None, mode=None, data=
         if type(slots) is not int or slots <= 0 or slots & (slots - 1):
             raise ValueError("the instrumentation backend's mode is a tessera.profiler.mode "
                              f"or its records per warp, a power of two, got {mode!r}")
-    elif backend is not None:
+    elif backend not in (None, *_activity.BACKENDS.values()):
         raise ValueError("backend must be None, 'cupti', 'roctracer' or 'instrumentation', "
                          f"got {backend!r}")
     if backend != "instrumentation" and mode not in (None, ""):
@@ -182,7 +200,8 @@ def start(name=None, context="shadow", hook=None, backend=None, mode=None, data=
     name = DEFAULT_PROFILE_NAME if name is None else os.fspath(name)
     if name.endswith(".hatchet"):
         name = name[:-len(".hatchet")]
-    session = _Session(_next_id, name, context, hook, slots)
+    traced = backend in (None, *_activity.BACKENDS.values()) and _activity.start(backend)
+    session = _Session(_next_id, name, context, hook, slots, traced)
     _sessions[session.id] = session
     _next_id += 1
     _update_hook()
@@ -218,21 +237,49 @@ def finalize(session=None, output_format=None):
         del _sessions[s.id]
     _update_hook()
     try:
+        if _activity.running():
+            _collect(sessions)
         for s in sessions:
             _write(s, formats)
     finally:
+        if not any(s.traced for s in _sessions.values()):
+            _activity.stop()
         if not _sessions:
             _timing.release()
 
 
+def _collect(closing):
+    """Gives the kernels the tracer reported to their launches, and those of
+    other libraries to the sessions they were launched in (those of threads
+    that named no scope to the root of every traced session, `closing`
+    ones included)."""
+    if gpu.available():
+        devices = {launch.device for s in [*closing, *_sessions.values()]
+                   for launch in s.launches if not isinstance(launch.timer, _timing.Traced)}
+        _timing.synchronize({gpu.current_device()} | devices - {None})
+    source = _activity.running()
+    everyone = [(s, ()) for s in [*closing, *_sessions.values()] if s.traced]
+    for owner, name, span, device in _activity.collect():
+        if isinstance(owner, _timing.TracedTimer):
+            owner.add(span)
+            _activity.forget(owner.op)
+            continue
+        for session, path in everyone if owner is None else owner:
+            session.launches.append(
+                _Launch(path, name, None, device, _timing.Traced(span, source)))
+
+
 def _write(session, formats):
-    devices = {launch.device for launch in session.launches}
+    # The tracer's kernels (Traced) are over.
+    devices = {launch.device for launch in session.launches
+               if not isinstance(launch.timer, _timing.Traced)}
     _timing.synchronize(d for d in devices if d is not None)
     spans = [launch.timer.resolve() for launch in session.launches]
     scopes = [None if launch.timer.records is None
               else _instrumentation.intervals(launch.timer.records)
               for launch in session.launches]
-    info = _output.device_info(devices)
+    info = _output.device_info({launch.device: launch.timer.source
+                                for launch in session.launches})
     if "hatchet" in formats:
         document = _output.hatchet(session.launches, session.scope_metrics, spans, scopes,
                                    info)

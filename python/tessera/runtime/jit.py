@@ -851,6 +851,8 @@ class JITFunction:
             if timer is not None:
                 timer.stop(stream)
         except _tessera.DriverError as e:
+            if timer is not None:
+                timer.cancel()
             raise RuntimeError(f"{self.__name__}: {e}") from None
         finally:
             if staging is not None:
@@ -879,6 +881,8 @@ class JITFunction:
             if timer is not None:
                 timer.stop(None)
         except _tessera.HostError as e:
+            if timer is not None:
+                timer.cancel()
             raise InterpreterError(str(e)) from None
 
 
