@@ -12,6 +12,8 @@
 #include "runtime/Library.h"
 #include "runtime/Tracer.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -42,6 +44,13 @@ private:
   std::unordered_map<uint64_t, uint64_t> ops;
   std::vector<KernelActivity> kernels;
 };
+
+/// The tracer in `slot`, which `open` fills (or says why not) the first time
+/// it can; throws DriverError with `open`'s reason until then.
+Tracer &openOnce(
+    std::unique_ptr<ActivityTracer> &slot,
+    llvm::function_ref<std::unique_ptr<ActivityTracer>(std::string &whyNot)>
+        open);
 
 /// Opens the first of `libraries` that opens, or returns null with the
 /// reasons in `whyNot`.

@@ -1,6 +1,7 @@
 //===- Tracer.cpp - what the CUPTI and roctracer tracers share ------------===//
 
 #include "runtime/ActivityTracer.h"
+#include "runtime/Driver.h"
 
 #include "llvm/Demangle/Demangle.h"
 
@@ -48,6 +49,20 @@ void ActivityTracer::reset() {
   std::lock_guard<std::mutex> lock(mutex);
   ops.clear();
   kernels.clear();
+}
+
+Tracer &mlir::tile::runtime::openOnce(
+    std::unique_ptr<ActivityTracer> &slot,
+    llvm::function_ref<std::unique_ptr<ActivityTracer>(std::string &)> open) {
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!slot) {
+    std::string whyNot;
+    slot = open(whyNot);
+    if (!slot)
+      throw DriverError(whyNot);
+  }
+  return *slot;
 }
 
 std::unique_ptr<Library>

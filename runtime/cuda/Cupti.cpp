@@ -196,15 +196,10 @@ std::unique_ptr<Cupti> openCupti(const std::vector<std::string> &libraries,
 } // namespace
 
 Tracer &Tracer::cupti(const std::vector<std::string> &libraries) {
-  static std::mutex mutex;
-  static std::unique_ptr<Cupti> tracer;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (!tracer) {
-    std::string whyNot;
-    tracer = openCupti(libraries, whyNot);
-    if (!tracer)
-      throw DriverError(whyNot);
-    Cupti::instance = tracer.get();
-  }
-  return *tracer;
+  static std::unique_ptr<ActivityTracer> tracer;
+  return openOnce(tracer, [&](std::string &whyNot) {
+    std::unique_ptr<Cupti> cupti = openCupti(libraries, whyNot);
+    Cupti::instance = cupti.get();
+    return std::unique_ptr<ActivityTracer>(std::move(cupti));
+  });
 }

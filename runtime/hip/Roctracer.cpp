@@ -215,14 +215,8 @@ openRoctracer(const std::vector<std::string> &libraries, std::string &whyNot) {
 } // namespace
 
 Tracer &Tracer::roctracer(const std::vector<std::string> &libraries) {
-  static std::mutex mutex;
-  static std::unique_ptr<Roctracer> tracer;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (!tracer) {
-    std::string whyNot;
-    tracer = openRoctracer(libraries, whyNot);
-    if (!tracer)
-      throw DriverError(whyNot);
-  }
-  return *tracer;
+  static std::unique_ptr<ActivityTracer> tracer;
+  return openOnce(tracer, [&](std::string &whyNot) {
+    return std::unique_ptr<ActivityTracer>(openRoctracer(libraries, whyNot));
+  });
 }
