@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <vector>
 
 using namespace mlir::tile;
 
@@ -18,6 +19,12 @@ std::mutex registryMutex;
 llvm::StringMap<std::unique_ptr<Backend>> &registry() {
   static llvm::StringMap<std::unique_ptr<Backend>> backends;
   return backends;
+}
+
+/// The name of each registration, in order.
+std::vector<std::string> &registrations() {
+  static std::vector<std::string> names;
+  return names;
 }
 
 llvm::Error targetError(const llvm::Twine &message) {
@@ -57,9 +64,20 @@ CompileOptions mlir::tile::adaptCommonOptions(const Target &target,
 }
 
 void mlir::tile::registerBackend(std::unique_ptr<Backend> backend) {
+  // A replaced backend stays alive: resolveTarget's callers may hold it.
+  static std::vector<std::unique_ptr<Backend>> replaced;
   std::lock_guard<std::mutex> lock(registryMutex);
   std::string name = backend->name().str();
-  registry()[name] = std::move(backend);
+  std::unique_ptr<Backend> &slot = registry()[name];
+  if (slot)
+    replaced.push_back(std::move(slot));
+  slot = std::move(backend);
+  registrations().push_back(name);
+}
+
+std::vector<std::string> mlir::tile::backendRegistrations() {
+  std::lock_guard<std::mutex> lock(registryMutex);
+  return registrations();
 }
 
 Backend *mlir::tile::lookupBackend(llvm::StringRef name) {
@@ -80,10 +98,15 @@ mlir::tile::resolveTarget(llvm::StringRef spec) {
     backendName = "nvidia";
   else if (arch.starts_with("gfx"))
     backendName = "amd";
-  else
+  else if (auto [name, rest] = spec.split(':');
+           !rest.empty() && lookupBackend(name)) {
+    backendName = name;
+    arch = rest;
+  } else
     return targetError("unknown target '" + spec +
                        "': expected cuda:<arch> (cuda:90, cuda:sm_90a), "
-                       "hip:<arch> (hip:gfx942), sm_<N> or gfx<N>");
+                       "hip:<arch> (hip:gfx942), sm_<N>, gfx<N> or "
+                       "<backend>:<arch> for a backend a plugin registers");
   Backend *backend = lookupBackend(backendName);
   if (!backend)
     return targetError("target '" + spec + "' needs the " + backendName +

@@ -24,6 +24,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class LLVMContext;
@@ -67,6 +68,10 @@ public:
 
   /// "nvidia", "amd".
   virtual llvm::StringRef name() const = 0;
+  /// What emitAssembly and assemble make, by the names a kernel's stages go
+  /// by (`asm` in Python): "ptx" and "cubin", "amdgcn" and "hsaco".
+  virtual llvm::StringRef assemblyKind() const = 0;
+  virtual llvm::StringRef binaryKind() const = 0;
 
   /// The target an architecture string names (without the "cuda:" or
   /// "hip:" prefix), or an error that lists what is accepted.
@@ -127,12 +132,18 @@ void registerBackend(std::unique_ptr<Backend> backend);
 /// The backend of that name, or null.
 Backend *lookupBackend(llvm::StringRef name);
 
+/// The name of every registration so far, in order (a name registered
+/// again appears again).
+std::vector<std::string> backendRegistrations();
+
 /// Registers the backends built into this binary (once, however often
 /// called).
 void registerBuiltinBackends();
 
 /// The backend and target a target string names: "cuda:90", "cuda:sm_90a",
-/// "sm_80" (NVIDIA), "hip:gfx942", "gfx1100" (AMD).
+/// "sm_80" (NVIDIA), "hip:gfx942", "gfx1100" (AMD), or "<backend>:<arch>"
+/// for any registered backend ("cpu:native" where a plugin registers
+/// "cpu").
 llvm::Expected<std::pair<Backend *, Target>>
 resolveTarget(llvm::StringRef spec);
 

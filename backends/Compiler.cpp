@@ -161,6 +161,8 @@ CompiledKernel mlir::tile::compileKernel(const std::string &tileIR,
     kernel.parameterTypes.push_back(parameterType(type));
   kernel.backend = target.backend;
   kernel.arch = target.arch;
+  kernel.assemblyKind = backend->assemblyKind().str();
+  kernel.binaryKind = backend->binaryKind().str();
   kernel.warpSize = target.warpSize;
   kernel.numWarps = options.numWarps;
 

@@ -12,6 +12,7 @@
 #include "backends/Options.h"
 #include "backends/common/Stages.h"
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct CompiledKernel {
   std::string name;
   /// "nvidia", "amd"; the architecture ("sm_90a"); lanes per warp.
   std::string backend, arch;
+  /// What the assembly and the binary are (Backend::assemblyKind,
+  /// binaryKind): "ptx" and "cubin", "amdgcn" and "hsaco".
+  std::string assemblyKind, binaryKind;
   unsigned warpSize = 32;
   /// Warps per block: num_warps, and those of warp-specialized partitions.
   unsigned numWarps = 4;
@@ -54,6 +58,24 @@ CompileOptions optionsForTarget(const std::string &target,
 CompiledKernel compileKernel(const std::string &tileIR,
                              const std::string &target,
                              const CompileOptions &options);
+
+/// A backend plugin that cannot be loaded (Plugin.h): which, and why.
+class BackendPluginError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Loads the backend plugin at `path`; the names of the backends it
+/// registered. Throws BackendPluginError.
+std::vector<std::string> loadPlugin(const std::string &path);
+
+/// Loads the plugins TESSERA_BACKEND_PLUGINS names, once. Throws
+/// BackendPluginError for the first that cannot be loaded.
+void loadEnvironmentPlugins();
+
+/// The plugins loaded so far, each as path:size:mtime, in order: what the
+/// compiler is made of besides compilerBuild() (KernelCache.h).
+std::string loadedPlugins();
 
 } // namespace mlir::tile
 

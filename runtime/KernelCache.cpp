@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/KernelCache.h"
+#include "backends/Compiler.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
@@ -43,7 +44,7 @@ const std::string &mlir::tile::compilerBuild() {
 
 namespace {
 
-constexpr llvm::StringLiteral kMagic = "TESSERA-KERNEL 3\n";
+constexpr llvm::StringLiteral kMagic = "TESSERA-KERNEL 4\n";
 
 /// The most bytes an entry has: far more than any kernel's stages and
 /// binary. A larger file is not an entry, and is not read.
@@ -84,6 +85,8 @@ void forEachField(Kernel &kernel, Fn fn) {
   fn(kernel.name);
   fn(kernel.backend);
   fn(kernel.arch);
+  fn(kernel.assemblyKind);
+  fn(kernel.binaryKind);
   fn(kernel.warpSize);
   fn(kernel.numWarps);
   fn(kernel.sharedBytes);
@@ -176,6 +179,7 @@ std::string KernelCache::key(const std::string &tileIR,
     hash.update(field);
   };
   add(compilerBuild());
+  add(loadedPlugins());
   add(tileIR);
   add(target);
   add(std::to_string(options.numWarps) + "," +

@@ -21,3 +21,6 @@ if config.tessera_python.upper() in ("ON", "1", "TRUE", "YES"):
 
 config.substitutions.append(("%tessera_src_root", config.tessera_src_root))
 config.substitutions.append(("%tessera_tools_dir", config.tessera_tools_dir))
+config.substitutions.append(("%tessera_compiler_library", config.tessera_compiler_library))
+for name, path in config.tessera_plugins.items():
+    config.substitutions.append((f"%{name}_plugin", path))

@@ -149,6 +149,8 @@ mlir::LogicalResult checkMath(mlir::ModuleOp module) {
 class AmdBackend : public Backend {
 public:
   llvm::StringRef name() const override { return "amd"; }
+  llvm::StringRef assemblyKind() const override { return "amdgcn"; }
+  llvm::StringRef binaryKind() const override { return "hsaco"; }
 
   CompileOptions adaptOptions(const Target &target,
                               CompileOptions options) const override {

@@ -135,6 +135,8 @@ createMachine(const Target &target, const CompileOptions &options) {
 class NvidiaBackend : public Backend {
 public:
   llvm::StringRef name() const override { return "nvidia"; }
+  llvm::StringRef assemblyKind() const override { return "ptx"; }
+  llvm::StringRef binaryKind() const override { return "cubin"; }
 
   CompileOptions adaptOptions(const Target &target,
                               CompileOptions options) const override {

@@ -62,13 +62,21 @@ PYBIND11_MODULE(_tessera, m) {
   py::register_exception<mlir::tile::OutOfResourcesError>(m, "OutOfResources",
                                                           stageError.ptr());
   py::register_exception<runtime::DriverError>(m, "DriverError");
+  py::register_exception<mlir::tile::BackendPluginError>(m,
+                                                         "BackendPluginError");
   // Their dialects (the layouts an explicit-level kernel names) join every
-  // context that reads a kernel.
+  // context that reads a kernel. A plugin TESSERA_BACKEND_PLUGINS names that
+  // cannot be loaded fails the import, saying why.
   mlir::tile::registerBuiltinBackends();
+  mlir::tile::loadEnvironmentPlugins();
+  m.def("load_backend", &mlir::tile::loadPlugin, py::arg("path"),
+        "Loads a backend plugin; the names of the backends it registered.");
 
   py::class_<CompiledKernel>(m, "CompiledBinary")
       .def_readonly("name", &CompiledKernel::name)
       .def_readonly("backend", &CompiledKernel::backend)
+      .def_readonly("assembly_kind", &CompiledKernel::assemblyKind)
+      .def_readonly("binary_kind", &CompiledKernel::binaryKind)
       .def_readonly("arch", &CompiledKernel::arch)
       .def_readonly("warp_size", &CompiledKernel::warpSize)
       .def_readonly("num_warps", &CompiledKernel::numWarps)

@@ -72,7 +72,13 @@ TEST_F(BackendTest, RejectsUnknownTargetsClearly) {
             "sm_87, sm_89, sm_90 or sm_90a (or 80 ... 90)");
   EXPECT_EQ(errorOf(resolveTarget("tpu:v5").takeError()),
             "unknown target 'tpu:v5': expected cuda:<arch> (cuda:90, "
-            "cuda:sm_90a), hip:<arch> (hip:gfx942), sm_<N> or gfx<N>");
+            "cuda:sm_90a), hip:<arch> (hip:gfx942), sm_<N>, gfx<N> or "
+            "<backend>:<arch> for a backend a plugin registers");
+  // A registered backend's name is a target prefix too.
+  auto named = resolveTarget("amd:gfx942");
+  ASSERT_TRUE(bool(named)) << errorOf(named.takeError());
+  EXPECT_EQ(named->first->name(), "amd");
+  EXPECT_EQ(named->second.arch, "gfx942");
   EXPECT_EQ(errorOf(resolveTarget("hip:gfx803").takeError()),
             "unsupported AMD target 'gfx803': expected gfx90a, gfx942, "
             "gfx950 (64-lane wavefronts), gfx1100 or gfx1200 (32-lane)");

@@ -58,8 +58,13 @@ llvm::cl::opt<Emit> emit(
         clEnumValN(Emit::Binary, "bin", "the binary (cubin, HSACO)"),
         clEnumValN(Emit::Metadata, "metadata",
                    "name, target, warps, shared memory")));
+llvm::cl::list<std::string>
+    loadBackends("load-backend", llvm::cl::desc("load a backend plugin first"),
+                 llvm::cl::value_desc("plugin.so"));
+
 /// Runs `python -m tessera.aot` with these arguments (tools/common/
-/// Python.h). Returns only where it cannot.
+/// Python.h), the plugins --load-backend names passed on in
+/// TESSERA_BACKEND_PLUGINS. Returns only where it cannot.
 int runPythonFrontend(char **argv) {
   std::string python = tessera::tools::preparePython(
       argv[0], reinterpret_cast<void *>(&runPythonFrontend));
@@ -70,9 +75,23 @@ int runPythonFrontend(char **argv) {
   }
   std::vector<char *> args = {python.data(), const_cast<char *>("-m"),
                               const_cast<char *>("tessera.aot")};
-  for (char **arg = argv + 1; *arg; ++arg)
-    args.push_back(*arg);
+  const char *listed = std::getenv("TESSERA_BACKEND_PLUGINS");
+  std::string plugins = listed ? listed : "";
+  for (char **arg = argv + 1; *arg; ++arg) {
+    llvm::StringRef text = *arg;
+    if (!text.consume_front("--load-backend") &&
+        !text.consume_front("-load-backend")) {
+      args.push_back(*arg);
+      continue;
+    }
+    if (!text.consume_front("=") && arg[1])
+      text = *++arg;
+    llvm::SmallString<256> path(text);
+    llvm::sys::fs::make_absolute(path);
+    plugins += (plugins.empty() ? "" : ":") + path.str().str();
+  }
   args.push_back(nullptr);
+  setenv("TESSERA_BACKEND_PLUGINS", plugins.c_str(), 1);
   execvp(python.c_str(), args.data());
   llvm::WithColor::error() << "cannot run " << python << ": "
                            << std::strerror(errno) << "\n";
@@ -119,6 +138,14 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   llvm::cl::ParseCommandLineOptions(argc, argv,
                                     "compile a tile kernel for a target\n");
+  try {
+    loadEnvironmentPlugins();
+    for (const std::string &plugin : loadBackends)
+      loadPlugin(plugin);
+  } catch (const BackendPluginError &error) {
+    llvm::WithColor::error() << error.what() << "\n";
+    return 1;
+  }
   // Read the options now: linking an AMD code object runs lld, whose driver
   // resets every command-line option.
   const Emit what = emit;

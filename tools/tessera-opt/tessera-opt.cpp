@@ -1,5 +1,6 @@
 //===- tessera-opt.cpp - mlir-opt for Tessera's dialects and passes -------===//
 
+#include "backends/Compiler.h"
 #include "backends/amd/AmdTargetInfo.h"
 #include "backends/amd/IR/AmdDialect.h"
 #include "backends/common/Passes.h"
@@ -75,9 +76,43 @@ llvm::Error checkInput(llvm::StringRef path) {
   return inputError("standard input",
                     "not a regular file, a terminal or a pipe");
 }
+
+llvm::cl::list<std::string>
+    loadBackends("load-backend",
+                 llvm::cl::desc("load a backend plugin first (its backends, "
+                                "dialects and passes)"),
+                 llvm::cl::value_desc("plugin.so"));
+
+/// Loads the plugins --load-backend names (read from `argv` before the
+/// options are parsed, since they add dialects and passes) and those
+/// TESSERA_BACKEND_PLUGINS names.
+llvm::Error loadPlugins(int argc, char **argv) {
+  try {
+    mlir::tile::loadEnvironmentPlugins();
+    for (int i = 1; i < argc; ++i) {
+      llvm::StringRef arg = argv[i];
+      if (!arg.consume_front("--load-backend") &&
+          !arg.consume_front("-load-backend"))
+        continue;
+      if (arg.consume_front("="))
+        mlir::tile::loadPlugin(arg.str());
+      else if (arg.empty() && i + 1 < argc)
+        mlir::tile::loadPlugin(argv[++i]);
+    }
+  } catch (const mlir::tile::BackendPluginError &error) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   error.what());
+  }
+  return llvm::Error::success();
+}
 } // namespace
 
 int main(int argc, char **argv) {
+  if (llvm::Error error = loadPlugins(argc, argv)) {
+    llvm::WithColor::error(llvm::errs(), "tessera-opt")
+        << llvm::toString(std::move(error)) << "\n";
+    return 1;
+  }
   mlir::DialectRegistry registry;
   mlir::tile::registerKernelDialects(registry);
   registry.insert<mlir::tile::nvidia::TileNvidiaDialect,

@@ -313,10 +313,9 @@ class CompiledKernel:
         binary = self.binary_for(target)
         self.asm["tile-layout"] = binary.tile_layout
         self.asm["llir"] = binary.llvm_ir
-        assembly = "ptx" if binary.backend == "nvidia" else "amdgcn"
-        self.asm[assembly] = binary.assembly
+        self.asm[binary.assembly_kind] = binary.assembly
         if binary.binary:
-            self.asm["cubin" if binary.backend == "nvidia" else "hsaco"] = binary.binary
+            self.asm[binary.binary_kind] = binary.binary
         self.metadata.update(target=binary.arch, shared=binary.shared_bytes,
                              warp_size=binary.warp_size)
         return binary
