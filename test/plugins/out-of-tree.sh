@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Installs the build tree $1 into $2/sdk, builds test/plugins against it as
+# a project of its own (find_package(Tessera)), and loads the plugin in the
+# installed tessera-opt and tessera-compile and in Python.
+#   test/plugins/out-of-tree.sh <build dir> <work dir> [python]
+set -euo pipefail
+source=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(cd "$1" && pwd)
+work=$2
+python=${3:-python3}
+rm -rf "$work"
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+cmake --install "$build" --prefix "$work/sdk" > "$work/install.log"
+launcher=()
+if command -v ccache > /dev/null; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+cmake -S "$source/test/plugins" -B "$work/plugins" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DTessera_DIR="$work/sdk/lib/cmake/Tessera" "${launcher[@]}" > "$work/configure.log"
+cmake --build "$work/plugins" > "$work/build.log"
+plugin=$work/plugins/libtessera_probe_plugin.so
+# A plugin that links a static LLVM library too is refused at configure.
+mkdir -p "$work/bad"
+cat > "$work/bad/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.20)
+project(Bad LANGUAGES CXX)
+find_package(Tessera REQUIRED CONFIG)
+tessera_add_backend_plugin(bad SOURCES bad.cpp)
+target_link_libraries(bad PRIVATE LLVMSupport)
+CMAKE
+touch "$work/bad/bad.cpp"
+if cmake -S "$work/bad" -B "$work/bad/build" -G Ninja \
+    -DTessera_DIR="$work/sdk/lib/cmake/Tessera" > "$work/bad.log" 2>&1; then
+  echo "a plugin linking LLVMSupport was configured" >&2
+  exit 1
+fi
+grep -q "backend plugin bad links LLVMSupport" "$work/bad.log"
+sdk=$work/sdk/bin
+echo "built $plugin against $work/sdk"
+
+# The installed tools run the plugin's pass and compile for its backend.
+"$sdk/tessera-opt" "$source/examples/tile/vector_add.mlir" --load-backend="$plugin" \
+  -probe-mark | grep -q "probe.marked"
+"$sdk/tessera-opt" "$source/examples/tile/vector_add.mlir" -tile-default-pipeline \
+  -o "$work/vector_add.mlir"
+"$sdk/tessera-compile" "$work/vector_add.mlir" --load-backend="$plugin" \
+  --target=probe:sm_80 --emit=metadata | grep -q "backend: probe"
+# A plugin of another ABI is refused, naming both.
+if "$sdk/tessera-opt" "$work/vector_add.mlir" \
+    --load-backend="$work/plugins/libtessera_mismatch_plugin.so" 2> "$work/refused.txt"; then
+  echo "the mismatched plugin was loaded" >&2
+  exit 1
+fi
+grep -q "it was built against 'tessera 0.0.1, llvm 21.1.8'" "$work/refused.txt"
+# Python loads it too.
+PYTHONPATH="$build/python" "$python" -c "
+import sys, tessera
+assert tessera.load_backend(sys.argv[1]) == ['probe']
+" "$plugin"
+echo "loaded in tessera-opt, tessera-compile and Python"
