@@ -113,6 +113,14 @@ public:
   /// TESSERA_HIP_LIBRARY names). Throws DriverError saying why when it
   /// cannot be used.
   static Driver &hip();
+  /// The driver of `platform`: "cuda", "hip" or one a plugin registered
+  /// ("cpu"). Throws DriverError saying why where it cannot be used.
+  static Driver &named(const std::string &platform);
+  /// Makes `driver`, which lives as long as the process, the one of
+  /// `platform` (a backend plugin's, of its backend's name).
+  static void registerDriver(const std::string &platform, Driver &driver);
+  /// The platforms plugins registered drivers of.
+  static std::vector<std::string> registeredPlatforms();
 
   virtual std::string name() const = 0;
   virtual int deviceCount() = 0;

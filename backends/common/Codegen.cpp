@@ -11,9 +11,26 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/OptBisect.h"
+#include "llvm/MC/MCAsmBackend.h"
+#include "llvm/MC/MCAsmInfo.h"
+#include "llvm/MC/MCCodeEmitter.h"
+#include "llvm/MC/MCContext.h"
+#include "llvm/MC/MCInstrInfo.h"
+#include "llvm/MC/MCObjectFileInfo.h"
+#include "llvm/MC/MCObjectWriter.h"
+#include "llvm/MC/MCParser/MCAsmParser.h"
+#include "llvm/MC/MCParser/MCTargetAsmParser.h"
+#include "llvm/MC/MCRegisterInfo.h"
+#include "llvm/MC/MCStreamer.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/MCTargetOptions.h"
+#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Triple.h"
 
 namespace {
 /// Keeps the code generators' straight-line strength reduction from running.
@@ -83,4 +100,76 @@ llvm::Expected<std::unique_ptr<llvm::Module>> mlir::tile::translateForTarget(
   llvmModule->setTargetTriple(machine.getTargetTriple());
   llvmModule->setDataLayout(machine.createDataLayout());
   return std::move(llvmModule);
+}
+
+namespace {
+llvm::Error assemblerError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+} // namespace
+
+llvm::Expected<std::string>
+mlir::tile::assembleObject(llvm::StringRef assembly, llvm::StringRef tripleName,
+                           llvm::StringRef cpu, llvm::StringRef features) {
+  llvm::Triple triple(tripleName);
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return assemblerError("the assembler of " + tripleName +
+                          " is missing: " + error);
+  llvm::MCTargetOptions options;
+  std::unique_ptr<llvm::MCRegisterInfo> registers(
+      target->createMCRegInfo(triple));
+  std::unique_ptr<llvm::MCAsmInfo> asmInfo(
+      target->createMCAsmInfo(*registers, triple, options));
+  std::unique_ptr<llvm::MCInstrInfo> instructions(target->createMCInstrInfo());
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+      target->createMCSubtargetInfo(triple, cpu, features));
+  if (!registers || !asmInfo || !instructions || !subtarget)
+    return assemblerError("cannot set up the assembler of " + tripleName +
+                          " for " + cpu);
+
+  llvm::SourceMgr sources;
+  std::string diagnostics;
+  sources.setDiagHandler(
+      [](const llvm::SMDiagnostic &diagnostic, void *context) {
+        llvm::raw_string_ostream os(*static_cast<std::string *>(context));
+        diagnostic.print("assembly", os, /*ShowColors=*/false);
+      },
+      &diagnostics);
+  sources.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBuffer(assembly, "kernel.s"), llvm::SMLoc());
+  llvm::MCContext context(triple, asmInfo.get(), registers.get(),
+                          subtarget.get(), &sources, &options);
+  std::unique_ptr<llvm::MCObjectFileInfo> files(
+      target->createMCObjectFileInfo(context, /*PIC=*/true));
+  context.setObjectFileInfo(files.get());
+
+  llvm::SmallString<0> object;
+  llvm::raw_svector_ostream os(object);
+  std::unique_ptr<llvm::MCAsmBackend> backend(
+      target->createMCAsmBackend(*subtarget, *registers, options));
+  std::unique_ptr<llvm::MCCodeEmitter> emitter(
+      target->createMCCodeEmitter(*instructions, context));
+  if (!backend || !emitter)
+    return assemblerError("cannot set up the object writer of " + tripleName);
+  std::unique_ptr<llvm::MCObjectWriter> writer =
+      backend->createObjectWriter(os);
+  std::unique_ptr<llvm::MCStreamer> streamer(target->createMCObjectStreamer(
+      triple, context, std::move(backend), std::move(writer),
+      std::move(emitter), *subtarget));
+  std::unique_ptr<llvm::MCAsmParser> parser(
+      llvm::createMCAsmParser(sources, context, *streamer, *asmInfo));
+  std::unique_ptr<llvm::MCTargetAsmParser> targetParser(
+      target->createMCAsmParser(*subtarget, *parser, *instructions, options));
+  if (!targetParser)
+    return assemblerError("the assembly parser of " + tripleName +
+                          " is missing");
+  parser->setTargetParser(*targetParser);
+  if (parser->Run(/*NoInitialTextSection=*/false))
+    return assemblerError("the " + tripleName +
+                          " assembly does not assemble:\n" + diagnostics);
+  // Run finished the streamer: the object is written.
+  return std::string(object.str());
 }

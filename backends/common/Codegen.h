@@ -4,6 +4,7 @@
 #define TESSERA_BACKENDS_COMMON_CODEGEN_H
 
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <memory>
@@ -34,6 +35,14 @@ llvm::Expected<std::unique_ptr<llvm::Module>> translateForTarget(
 /// straight-line strength reduction, quadratic in a block's length.
 llvm::Expected<std::string> emitTargetAssembly(llvm::Module &module,
                                                llvm::TargetMachine &machine);
+
+/// The relocatable object (ELF) of `assembly`, in the assembly syntax of
+/// `triple` for `cpu` and `features`, as `llvm-mc -filetype=obj` makes it;
+/// an error with the assembler's diagnostics where it does not assemble.
+llvm::Expected<std::string> assembleObject(llvm::StringRef assembly,
+                                           llvm::StringRef triple,
+                                           llvm::StringRef cpu,
+                                           llvm::StringRef features);
 
 } // namespace mlir::tile
 

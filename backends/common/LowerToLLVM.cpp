@@ -43,6 +43,45 @@ using namespace mlir::tile;
 
 TargetInfo::~TargetInfo() = default;
 
+ModuleOp mlir::tile::enclosingModule(OpBuilder &b) {
+  return b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+}
+
+LLVM::LLVMFuncOp mlir::tile::declareFunction(OpBuilder &b, ModuleOp module,
+                                             StringRef name,
+                                             LLVM::LLVMFunctionType type) {
+  if (auto func = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+    return func;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  return LLVM::LLVMFuncOp::create(b, module.getLoc(), name, type);
+}
+
+Value mlir::tile::stringConstant(OpBuilder &b, Location loc, StringRef text) {
+  ModuleOp module = enclosingModule(b);
+  std::string value = (text + llvm::StringRef("\0", 1)).str();
+  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), value.size());
+  LLVM::GlobalOp global;
+  // Reuse an identical string.
+  for (auto existing : module.getOps<LLVM::GlobalOp>())
+    if (auto s = dyn_cast_or_null<StringAttr>(existing.getValueOrNull()))
+      if (existing.getConstant() && s.getValue() == value)
+        global = existing;
+  if (!global) {
+    unsigned n = 0;
+    std::string name;
+    do
+      name = "tessera_str_" + std::to_string(n++);
+    while (module.lookupSymbol(name));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    global = LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
+                                    LLVM::Linkage::Internal, name,
+                                    b.getStringAttr(value));
+  }
+  return LLVM::AddressOfOp::create(b, loc, global);
+}
+
 //===----------------------------------------------------------------------===//
 // Layouts as index arithmetic
 //===----------------------------------------------------------------------===//

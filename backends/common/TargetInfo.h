@@ -20,8 +20,10 @@ namespace mlir {
 class LLVMTypeConverter;
 class RewritePatternSet;
 class TypeConverter;
+class ModuleOp;
 namespace LLVM {
 class LLVMFuncOp;
+class LLVMFunctionType;
 } // namespace LLVM
 } // namespace mlir
 
@@ -36,6 +38,16 @@ struct WarpRegion {
 };
 /// Those of the region `block` is in, where it is in one.
 std::optional<WarpRegion> warpsAt(Block *block);
+
+// For targets' hooks.
+/// The module around `b`'s insertion point.
+ModuleOp enclosingModule(OpBuilder &b);
+/// The function `name` of `type`, declared in `module` when missing.
+LLVM::LLVMFuncOp declareFunction(OpBuilder &b, ModuleOp module, StringRef name,
+                                 LLVM::LLVMFunctionType type);
+/// A pointer to a NUL-terminated copy of `text` in constant memory (one
+/// global for each distinct text).
+Value stringConstant(OpBuilder &b, Location loc, StringRef text);
 
 class TargetInfo {
 public:

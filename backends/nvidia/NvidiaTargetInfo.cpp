@@ -24,46 +24,6 @@ Value i32(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIntOp::create(b, loc, value, 32);
 }
 
-ModuleOp enclosingModule(OpBuilder &b) {
-  return b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
-}
-
-/// The function `name` of `type`, declared in `module` when missing.
-LLVM::LLVMFuncOp declareFunction(OpBuilder &b, ModuleOp module, StringRef name,
-                                 LLVM::LLVMFunctionType type) {
-  if (auto func = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
-    return func;
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(module.getBody());
-  return LLVM::LLVMFuncOp::create(b, module.getLoc(), name, type);
-}
-
-/// A pointer to a NUL-terminated copy of `text` in constant memory.
-Value stringConstant(OpBuilder &b, Location loc, StringRef text) {
-  ModuleOp module = enclosingModule(b);
-  std::string value = (text + llvm::StringRef("\0", 1)).str();
-  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), value.size());
-  LLVM::GlobalOp global;
-  // Reuse an identical string.
-  for (auto existing : module.getOps<LLVM::GlobalOp>())
-    if (auto s = dyn_cast_or_null<StringAttr>(existing.getValueOrNull()))
-      if (existing.getConstant() && s.getValue() == value)
-        global = existing;
-  if (!global) {
-    unsigned n = 0;
-    std::string name;
-    do
-      name = "tessera_str_" + std::to_string(n++);
-    while (module.lookupSymbol(name));
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(module.getBody());
-    global = LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
-                                    LLVM::Linkage::Internal, name,
-                                    b.getStringAttr(value));
-  }
-  return LLVM::AddressOfOp::create(b, loc, global);
-}
-
 Value shuffle(OpBuilder &b, Location loc, Value value, Value offset,
               NVVM::ShflKind kind, int32_t clamp) {
   return NVVM::ShflOp::create(b, loc, b.getI32Type(), i32(b, loc, -1), value,

@@ -627,7 +627,7 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   auto value = dyn_cast<IntegerAttr>(attr.getValue());
   if (!value)
     return op->emitError() << "'" << name << "' must be an integer";
-  // Warps of 32 or 64 lanes, as many as a block of 1024 threads holds.
+  // Warps of up to 64 lanes, as many as a block of 1024 threads holds.
   llvm::Error invalid = llvm::Error::success();
   if (isWarpSize) {
     invalid = verifyWarpSize(value.getInt(), ("'" + name + "'").str());

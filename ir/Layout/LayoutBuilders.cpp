@@ -12,10 +12,11 @@ using namespace mlir::tile;
 using llvm::ArrayRef;
 
 llvm::Error mlir::tile::verifyWarpSize(int64_t warpSize, llvm::StringRef name) {
-  if (warpSize == 32 || warpSize == 64)
+  if (warpSize >= 1 && warpSize <= 64 && llvm::isPowerOf2_64(warpSize))
     return llvm::Error::success();
-  return llvm::createStringError(name + " must be 32 or 64, got " +
-                                 llvm::Twine(warpSize));
+  return llvm::createStringError(
+      name + " must be a power of two from 1 to 64 (32 or 64 on GPUs), got " +
+      llvm::Twine(warpSize));
 }
 
 llvm::Error mlir::tile::verifyNumWarps(int64_t numWarps, unsigned maxWarps,

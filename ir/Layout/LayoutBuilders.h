@@ -33,7 +33,9 @@ inline constexpr unsigned kMaxNumWarps = 32;
 /// The most threads a block has, on NVIDIA and AMD GPUs alike.
 inline constexpr unsigned kMaxThreadsPerBlock = 1024;
 
-/// An error naming `warpSize` and what is accepted, unless it is 32 or 64.
+/// An error naming `warpSize` and what is accepted, unless it is a power of
+/// two from 1 to 64: 32 or 64 on GPUs, 1 where a thread is a warp (the CPU
+/// backend plugin).
 /// `name` is what the user wrote it as (an option, an attribute).
 llvm::Error verifyWarpSize(int64_t warpSize,
                            llvm::StringRef name = "warp_size");

@@ -244,16 +244,13 @@ PYBIND11_MODULE(_tessera, m) {
   m.def(
       "driver",
       [](const std::string &platform) -> runtime::Driver & {
-        if (platform == "cuda")
-          return runtime::Driver::cuda();
-        if (platform == "hip")
-          return runtime::Driver::hip();
-        throw py::value_error("unknown GPU platform '" + platform +
-                              "': expected cuda or hip");
+        return runtime::Driver::named(platform);
       },
       py::arg("platform"), py::return_value_policy::reference,
-      "The GPU runtime of a platform (\"cuda\", \"hip\"); DriverError says "
-      "why where it cannot be opened.");
+      "The runtime of a platform (\"cuda\", \"hip\", or one a backend "
+      "plugin registers); DriverError says why where it cannot be opened.");
+  m.def("drivers", &runtime::Driver::registeredPlatforms,
+        "The platforms backend plugins registered drivers of.");
   // The vendors' activity tracers, for the profiler.
   py::class_<runtime::Tracer, std::unique_ptr<runtime::Tracer, py::nodelete>>(
       m, "Tracer")

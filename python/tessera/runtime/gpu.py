@@ -32,12 +32,14 @@ def _count(platform):
 
 
 def platform():
-    """"cuda" or "hip": the runtime GPU kernels launch through."""
+    """"cuda" or "hip": the runtime GPU kernels launch through; or the
+    platform of a backend plugin's driver that TESSERA_DEVICE names
+    ("cpu")."""
     global _platform
     if _platform is None:
         chosen = os.environ.get("TESSERA_DEVICE", "").lower()
         torch = sys.modules.get("torch")
-        if chosen in ("cuda", "hip"):
+        if chosen in ("cuda", "hip") or chosen in _tessera.drivers():
             _platform = chosen
         elif torch is not None and getattr(torch.version, "hip", None):
             _platform = "hip"
@@ -63,17 +65,21 @@ def available():
 
 def staging():
     """Whether host arrays are run on the GPU (TESSERA_DEVICE=gpu, cuda or
-    hip)."""
-    return os.environ.get("TESSERA_DEVICE", "").lower() in ("gpu", "cuda", "hip")
+    hip), or on a plugin's device (TESSERA_DEVICE=cpu)."""
+    chosen = os.environ.get("TESSERA_DEVICE", "").lower()
+    return chosen in ("gpu", "cuda", "hip") or chosen in _tessera.drivers()
 
 
 def target(device):
-    """The compile target of a device: "cuda:90", "hip:gfx942"."""
+    """The compile target of a device: "cuda:90", "hip:gfx942"; for a
+    plugin's platform, its backend's ("cpu:skylake")."""
     arch = _arch.get(device)
     if arch is None:
         arch = _arch[device] = driver().arch(device)
     if platform() == "cuda":
         return "cuda:" + arch[len("sm_"):]
+    if platform() != "hip":
+        return f"{platform()}:{arch}"
     if not arch:
         raise RuntimeError(
             f"cannot tell the architecture of HIP device {device} (no KFD topology "

@@ -13,7 +13,7 @@
 // THREE: error: num_warps must be a power of two from 1 to 32, got 3
 // MANY: error: num_warps must be a power of two from 1 to 32, got 64
 // HUGE: error: num_warps must be a power of two from 1 to 32, got 4294967295
-// LANES: error: warp_size must be 32 or 64, got 0
+// LANES: error: warp_size must be a power of two from 1 to 64 (32 or 64 on GPUs), got 0
 // WAVE64: error: num_warps must be a power of two from 1 to 16 (1024 threads of 64-lane warps), got 32
 
 func.func @vector_add(%x: !tile.ptr<f32>, %n: i32) {

@@ -212,8 +212,8 @@ module attributes {tile.num_warps = 32 : i32, tile.warp_size = 64 : i32} {
 
 // -----
 
-// expected-error @+1 {{'tile.warp_size' must be 32 or 64, got 16}}
-module attributes {tile.warp_size = 16 : i32} {
+// expected-error @+1 {{'tile.warp_size' must be a power of two from 1 to 64 (32 or 64 on GPUs), got 48}}
+module attributes {tile.warp_size = 48 : i32} {
 }
 
 // -----
