@@ -123,6 +123,9 @@ public:
   static std::vector<std::string> registeredPlatforms();
 
   virtual std::string name() const = 0;
+  /// Whether kernels run on host memory (the CPU backend plugin's driver):
+  /// host arrays are passed as they are, not staged.
+  virtual bool sharesHostMemory() const { return false; }
   virtual int deviceCount() = 0;
   virtual DeviceInfo deviceInfo(int device) = 0;
   /// Makes `device` current in this thread (its primary context, which

@@ -20,9 +20,9 @@
 #include "backends/common/TargetInfo.h"
 #include "ir/Tile/KernelDialects.h"
 
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
@@ -105,20 +105,8 @@ public:
   }
   void populateMathPatterns(LLVMTypeConverter &,
                             RewritePatternSet &patterns) const override {
-    // LLVM's math intrinsics lower to libm calls; what has none is written
-    // with those that have, or as polynomials.
-    populatePolynomialApproximateErfPattern(patterns);
-    math::populateExpansionPatterns(
-        patterns, {"asinh", "acosh", "atanh", "powf", "round"});
-    populateMathPolynomialApproximationPatterns(
-        patterns,
-        [](StringRef name) {
-          name.consume_front("math.");
-          return llvm::is_contained({"atan", "atan2", "asin", "acos", "cbrt",
-                                     "tanh", "log1p", "expm1", "erfc"},
-                                    name);
-        },
-        /*benefit=*/2);
+    // libm's functions, called (before LLVM's intrinsics, which lack some).
+    populateMathToLibmConversionPatterns(patterns, /*benefit=*/2);
   }
   void markKernel(LLVM::LLVMFuncOp func, unsigned) const override {
     func.setLinkage(LLVM::Linkage::External);

@@ -119,6 +119,7 @@ private:
 class CpuDriver : public Driver {
 public:
   std::string name() const override { return "cpu"; }
+  bool sharesHostMemory() const override { return true; }
   int deviceCount() override { return 1; }
 
   DeviceInfo deviceInfo(int device) override {

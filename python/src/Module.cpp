@@ -197,6 +197,8 @@ PYBIND11_MODULE(_tessera, m) {
   py::class_<runtime::Driver, std::unique_ptr<runtime::Driver, py::nodelete>>(
       m, "Driver")
       .def_property_readonly("name", &runtime::Driver::name)
+      .def_property_readonly("shares_host_memory",
+                             &runtime::Driver::sharesHostMemory)
       .def("device_count", &runtime::Driver::deviceCount)
       .def("arch", [](runtime::Driver &d,
                       int device) { return d.deviceInfo(device).arch; })

@@ -6,7 +6,8 @@ cubin, where ptxas exists, and to HSACO) for those targets.
 `device` names where kernels run: `--device=interpreter` (the default),
 `--device=cuda` or `--device=hip`, which run the same tests on the GPU (host
 arrays staged there and back, TESSERA_DEVICE=cuda or hip) and skip them where
-there is none.
+there is none, or `--device=cpu`, on the CPU backend plugin
+(examples/backend-plugin, loaded by TESSERA_BACKEND_PLUGINS).
 """
 
 import os
@@ -18,8 +19,10 @@ import pytest
 
 
 def pytest_addoption(parser):
-    parser.addoption("--device", default="interpreter", choices=["interpreter", "cuda", "hip"],
-                     help="where kernels run: interpreter (default), cuda or hip")
+    parser.addoption("--device", default="interpreter",
+                     choices=["interpreter", "cuda", "hip", "cpu"],
+                     help="where kernels run: interpreter (default), cuda, hip, or cpu (the CPU "
+                          "backend plugin, which TESSERA_BACKEND_PLUGINS loads)")
     parser.addoption("--compile-for", default="",
                      help="also compile every kernel for these targets (cuda:90,...), "
                           "which need no device")

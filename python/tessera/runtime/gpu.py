@@ -131,7 +131,10 @@ class Staging:
         self._copies = []  # (host base, device base, bytes)
 
     def address(self, pointer):
-        """The device address standing for a host pointer."""
+        """The device address standing for a host pointer: itself on a
+        device that runs on host memory (the CPU backend plugin's)."""
+        if driver().shares_host_memory:
+            return pointer.address
         for host, device, nbytes in self._copies:
             if host <= pointer.address < host + max(nbytes, 1) and host == pointer.base:
                 return device + (pointer.address - host)

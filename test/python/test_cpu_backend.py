@@ -1,0 +1,133 @@
+"""The CPU backend plugin (examples/backend-plugin), built out of tree and
+named by TESSERA_CPU_PLUGIN (test/plugins/out-of-tree.sh builds and names
+it): kernels on numpy arrays with TESSERA_DEVICE=cpu, against numpy and the
+host interpreter. Skipped where the plugin is not built."""
+
+import os
+
+import numpy as np
+import pytest
+
+import tessera
+import tessera.language as tl
+from tessera.runtime import gpu
+
+
+@pytest.fixture
+def cpu(monkeypatch):
+    plugin = os.environ.get("TESSERA_CPU_PLUGIN")
+    if not plugin:
+        pytest.skip("TESSERA_CPU_PLUGIN names no CPU backend plugin")
+    assert "cpu" in tessera.load_backend(plugin)
+    monkeypatch.setenv("TESSERA_DEVICE", "cpu")
+    monkeypatch.setattr(gpu, "_platform", None)
+    monkeypatch.setattr(gpu, "_available", None)
+    assert gpu.platform() == "cpu" and gpu.available() and gpu.staging()
+    assert gpu.target(0).startswith("cpu:")
+    return plugin
+
+
+@tessera.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask),
+             mask=mask)
+
+
+def test_vector_add(cpu):
+    rng = np.random.default_rng(0)
+    n = 100_003  # a partial last block
+    x, y = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    out = np.zeros_like(x)
+    add_kernel[(tessera.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)
+    np.testing.assert_array_equal(out, x + y)
+
+
+@tessera.jit
+def softmax_kernel(out_ptr, in_ptr, stride, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(in_ptr + row * stride + cols, mask=cols < n_cols, other=-float("inf"))
+    x = x - tl.max(x, axis=0)
+    e = tl.exp(x)
+    tl.store(out_ptr + row * stride + cols, e / tl.sum(e, axis=0), mask=cols < n_cols)
+
+
+def test_softmax_rows(cpu):
+    rows = np.random.default_rng(1).standard_normal((37, 100)).astype(np.float32)
+    out = np.empty_like(rows)
+    softmax_kernel[(37,)](out, rows, 100, 100, BLOCK=128)
+    e = np.exp(rows - rows.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(out, e / e.sum(axis=1, keepdims=True), rtol=1e-5)
+
+
+@tessera.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                  BLOCK_K: tl.constexpr):
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+def test_matmul_over_a_2d_grid(cpu):
+    rng = np.random.default_rng(2)
+    a = rng.random((64, 48), dtype=np.float32)
+    b = rng.random((48, 80), dtype=np.float32)
+    c = np.empty((64, 80), np.float32)
+    matmul_kernel[(4, 5)](a, b, c, 64, 80, 48, BLOCK_M=16, BLOCK_N=16, BLOCK_K=16)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5)
+
+
+@tessera.jit
+def histogram_kernel(x_ptr, bins_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.atomic_add(bins_ptr + tl.load(x_ptr + offs, mask=mask), 1, mask=mask)
+
+
+def test_atomics_across_programs(cpu):
+    x = np.random.default_rng(3).integers(0, 16, 50_000).astype(np.int32)
+    bins = np.zeros(16, np.int32)
+    histogram_kernel[(tessera.cdiv(x.size, 256),)](x, bins, x.size, BLOCK=256)
+    np.testing.assert_array_equal(bins, np.bincount(x, minlength=16))
+
+
+@tessera.jit
+def scan_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.cumsum(tl.load(x_ptr + offs), axis=0))
+
+
+def test_scan(cpu):
+    x = np.arange(64, dtype=np.int32)
+    out = np.zeros_like(x)
+    scan_kernel[(1,)](x, out, BLOCK=64)
+    np.testing.assert_array_equal(out, np.cumsum(x))
+
+
+@tessera.jit
+def checked_kernel(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.device_assert(tl.load(x_ptr + offs, mask=offs < n, other=0) >= 0, "negative")
+
+
+def test_a_failed_assert_fails_the_launch(cpu):
+    checked_kernel[(2,)](np.ones(8, np.float32), 8, BLOCK=8)  # holds
+    with pytest.raises(RuntimeError, match="device-side assertion failed: negative"):
+        checked_kernel[(2,)](np.array([1, -1, 1, 1], np.float32), 4, BLOCK=8)
+
+
+def test_the_backend_compiles_for_the_host_ahead_of_time(cpu):
+    compiled = tessera.compile(add_kernel, signature={"x_ptr": "*fp32", "y_ptr": "*fp32",
+                                                      "out_ptr": "*fp32", "n": "i32"},
+                               constexprs={"BLOCK": 64}, target="cpu:native")
+    assert compiled.asm["obj"][:4] == b"\x7fELF"
+    assert "add_kernel:" in compiled.asm["asm"]
+    assert compiled.metadata["warp_size"] == 1
