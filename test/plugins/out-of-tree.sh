@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs the build tree $1 into $2/sdk, builds test/plugins against it as
-# a project of its own (find_package(Tessera)), and loads the plugin in the
-# installed tessera-opt and tessera-compile and in Python.
+# Installs the build tree $1 into $2/sdk, builds test/plugins and the CPU
+# backend (examples/backend-plugin) against it as projects of their own
+# (find_package(Tessera)), loads them in the installed tessera-opt and
+# tessera-compile and in Python, and runs kernels on the CPU backend.
 #   test/plugins/out-of-tree.sh <build dir> <work dir> [python]
 set -euo pipefail
 source=$(cd "$(dirname "$0")/../.." && pwd)
@@ -59,3 +60,18 @@ import sys, tessera
 assert tessera.load_backend(sys.argv[1]) == ['probe']
 " "$plugin"
 echo "loaded in tessera-opt, tessera-compile and Python"
+
+# The CPU backend: compiled by the installed tools, run from Python.
+cmake -S "$source/examples/backend-plugin" -B "$work/cpu" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DTessera_DIR="$work/sdk/lib/cmake/Tessera" "${launcher[@]}" > "$work/cpu-configure.log"
+cmake --build "$work/cpu" > "$work/cpu-build.log"
+cpu=$work/cpu/libtessera_cpu.so
+"$sdk/tessera-compile" "$work/vector_add.mlir" --load-backend="$cpu" --target=cpu:native \
+  --emit=metadata | grep -q "warp_size: 1"
+"$sdk/tessera-compile" "$work/vector_add.mlir" --load-backend="$cpu" --target=cpu:native \
+  --emit=bin -o "$work/vector_add.o"
+head -c 4 "$work/vector_add.o" | grep -q "ELF"  # a relocatable object
+cd "$source/test"
+TESSERA_CPU_PLUGIN="$cpu" PYTHONPATH="$build/python" "$python" -m pytest -q -p no:cacheprovider \
+  python/test_cpu_backend.py
+echo "ran kernels on the CPU backend"
