@@ -89,3 +89,11 @@ def test_environment_plugins_load_at_import():
     assert result.returncode != 0
     assert "TESSERA_BACKEND_PLUGINS: backend plugin" in result.stderr
     assert "tessera_mismatch_plugin.so: it was built against" in result.stderr
+
+
+def test_platforms_are_cuda_hip_or_a_plugins():
+    from tessera import _tessera
+    with pytest.raises(_tessera.DriverError, match="unknown GPU platform 'tpu': expected cuda, "
+                                                   "hip or one a backend plugin registers"):
+        _tessera.driver("tpu")
+    assert "tpu" not in _tessera.drivers()

@@ -8,10 +8,10 @@ vendor's activity tracing (CUPTI, roctracer) times them and also reports
 the kernels other libraries launch (cuBLAS through PyTorch), each under the
 scope it was launched in; where it cannot be used, Tessera's launches are
 timed with device events. The host interpreter's launches are timed with
-the host's clock. Times are read at finalize. With `hook="triton"` (or "launch"), each
-launch is first entered as an op named by its JIT function's
-`launch_metadata(grid, kernel, args)`, which holds the metrics it returns
-("flops", "flops16", "bytes", ...), the kernel below it.
+the host's clock. Times are read at finalize. With `hook="triton"` (or
+"launch"), each launch is first entered as an op named by its JIT
+function's `launch_metadata(grid, kernel, args)`, which holds the metrics it
+returns ("flops", "flops16", "bytes", ...), the kernel below it.
 """
 
 from __future__ import annotations
