@@ -110,20 +110,19 @@ def stop():
         _tessera.set_trace_op(0)
 
 
-def set_scope(owner):
-    """Kernels this thread launches from now on, outside Tessera's launches,
-    belong to `owner`."""
-    op = next(_numbers)
-    _ops[op] = owner
-    _local.op = op
-    _tessera.set_trace_op(op)
-
-
-def launch(owner):
-    """A new op for a launch of Tessera's, belonging to `owner`."""
+def new_op(owner):
+    """A new op, whose launches belong to `owner` (a launch of Tessera's, or
+    a scope's sessions)."""
     op = next(_numbers)
     _ops[op] = owner
     return op
+
+
+def set_scope(owner):
+    """Kernels this thread launches from now on, outside Tessera's launches,
+    belong to `owner`."""
+    _local.op = new_op(owner)
+    _tessera.set_trace_op(_local.op)
 
 
 def enter(op):

@@ -133,7 +133,7 @@ class TracedTimer(_Timer):
     __slots__ = ("op", "span", "source")
 
     def __init__(self):
-        self.op = _activity.launch(self)
+        self.op = _activity.new_op(self)
         self.span = None
         self.records = None
         self.source = _activity.running()

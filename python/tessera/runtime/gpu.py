@@ -31,15 +31,25 @@ def _count(platform):
         return 0
 
 
+def _chosen():
+    """The device TESSERA_DEVICE names: "gpu", "cuda", "hip" or a backend
+    plugin's platform ("cpu"); "" where it names none (the platform and
+    drivers are asked only when it names something)."""
+    chosen = os.environ.get("TESSERA_DEVICE", "").lower()
+    if chosen in ("gpu", "cuda", "hip") or (chosen and chosen in _tessera.drivers()):
+        return chosen
+    return ""
+
+
 def platform():
     """"cuda" or "hip": the runtime GPU kernels launch through; or the
     platform of a backend plugin's driver that TESSERA_DEVICE names
     ("cpu")."""
     global _platform
     if _platform is None:
-        chosen = os.environ.get("TESSERA_DEVICE", "").lower()
+        chosen = _chosen()
         torch = sys.modules.get("torch")
-        if chosen in ("cuda", "hip") or chosen in _tessera.drivers():
+        if chosen not in ("", "gpu"):
             _platform = chosen
         elif torch is not None and getattr(torch.version, "hip", None):
             _platform = "hip"
@@ -66,8 +76,7 @@ def available():
 def staging():
     """Whether host arrays are run on the GPU (TESSERA_DEVICE=gpu, cuda or
     hip), or on a plugin's device (TESSERA_DEVICE=cpu)."""
-    chosen = os.environ.get("TESSERA_DEVICE", "").lower()
-    return chosen in ("gpu", "cuda", "hip") or chosen in _tessera.drivers()
+    return bool(_chosen())
 
 
 def target(device):
