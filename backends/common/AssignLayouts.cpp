@@ -1083,7 +1083,8 @@ LogicalResult mlir::tile::runLayoutStage(ModuleOp module,
       pm.addPass(createCSEPass());
     }
   }
-  pm.addPass(createTileFmaDotsPass({stage.sharedBytes}));
+  if (stage.fmaDots)
+    pm.addPass(createTileFmaDotsPass({stage.sharedBytes}));
   if (stage.addLatePasses)
     stage.addLatePasses(pm);
   return pm.run(module);

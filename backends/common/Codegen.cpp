@@ -49,9 +49,9 @@ public:
 };
 } // namespace
 
-llvm::Expected<std::string>
-mlir::tile::emitTargetAssembly(llvm::Module &module,
-                               llvm::TargetMachine &machine) {
+llvm::Expected<std::string> mlir::tile::emitTargetAssembly(
+    llvm::Module &module, llvm::TargetMachine &machine,
+    llvm::function_ref<void(llvm::Module &)> beforeCodegen) {
   module.setTargetTriple(machine.getTargetTriple());
   module.setDataLayout(machine.createDataLayout());
   {
@@ -68,6 +68,8 @@ mlir::tile::emitTargetAssembly(llvm::Module &module,
     builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
         .run(module, mam);
   }
+  if (beforeCodegen)
+    beforeCodegen(module);
   std::string assembly;
   llvm::raw_string_ostream os(assembly);
   llvm::buffer_ostream stream(os);

@@ -33,8 +33,10 @@ llvm::Expected<std::unique_ptr<llvm::Module>> translateForTarget(
 /// Optimises `module` at O3 for `machine` (whose triple and data layout it
 /// takes) and prints its assembly; the code generator runs without
 /// straight-line strength reduction, quadratic in a block's length.
-llvm::Expected<std::string> emitTargetAssembly(llvm::Module &module,
-                                               llvm::TargetMachine &machine);
+/// `beforeCodegen`, where given, runs on the optimised module.
+llvm::Expected<std::string>
+emitTargetAssembly(llvm::Module &module, llvm::TargetMachine &machine,
+                   llvm::function_ref<void(llvm::Module &)> beforeCodegen = {});
 
 /// The relocatable object (ELF) of `assembly`, in the assembly syntax of
 /// `triple` for `cpu` and `features`, as `llvm-mc -filetype=obj` makes it;

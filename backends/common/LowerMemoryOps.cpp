@@ -15,8 +15,9 @@ using namespace mlir::tile;
 
 /// How many consecutive registers a load or store moves as one vector: they
 /// are consecutive elements of the layout, contiguous and aligned in
-/// memory, under one mask value, and at most 16 bytes (pointers, which
-/// vectors cannot hold, one at a time).
+/// memory (unless the target needs no alignment), under one mask value (unless
+/// the target masks each element), and at most the target's largest access
+/// (pointers, which vectors cannot hold, one at a time).
 unsigned mlir::tile::memoryVectorWidth(const LoweringState &state, Value ptr, Value mask,
                            Type stored) {
   std::optional<LinearLayout> layout = layoutOf(ptr.getType());
@@ -29,11 +30,16 @@ unsigned mlir::tile::memoryVectorWidth(const LoweringState &state, Value ptr, Va
     if (n > best)
       best = n, dim = d;
   }
-  int64_t vec = std::min<int64_t>(best, 16 / elementBytes);
+  int64_t vec =
+      std::min<int64_t>(best, state.target.getMaxAccessBytes() / elementBytes);
   const AxisInfo *info = state.axis.lookup(ptr);
-  vec = std::min<int64_t>(
-      vec, info ? getAlignedContiguity(*info, dim, elementBytes) : 1);
-  if (mask) {
+  if (!info)
+    return 1;
+  vec = std::min<int64_t>(vec,
+                          state.target.hasUnalignedAccesses()
+                              ? info->getContiguity(dim)
+                              : getAlignedContiguity(*info, dim, elementBytes));
+  if (mask && !state.target.hasElementMasks()) {
     const AxisInfo *maskInfo = state.axis.lookup(mask);
     vec = std::min<int64_t>(vec, maskInfo ? maskInfo->getConstancy(dim) : 1);
   }
@@ -70,6 +76,21 @@ Value trueValue(OpBuilder &b, Location loc) {
 
 Value andValues(OpBuilder &b, Location loc, Value lhs, Value rhs) {
   return arith::AndIOp::create(b, loc, lhs, rhs);
+}
+
+/// The predicate of the access of registers [r, r + vec): `pred` (i1) and
+/// their mask bits (`mask`, when not empty); with element masks, a vector
+/// of i1 for a vector access, else the first register's bit.
+Value accessPredicate(OpBuilder &b, Location loc, const TargetInfo &target,
+                      Value pred, ValueRange mask, unsigned r, unsigned vec) {
+  if (mask.empty())
+    return pred;
+  if (vec == 1 || !target.hasElementMasks())
+    return pred ? andValues(b, loc, pred, mask[r]) : mask[r];
+  SmallVector<Value> bits;
+  for (unsigned i = 0; i < vec; ++i)
+    bits.push_back(pred ? andValues(b, loc, pred, mask[r + i]) : mask[r + i]);
+  return packVector(b, loc, bits, VectorType::get(vec, b.getI1Type()));
 }
 
 /// i1: the running thread is thread 0 of the block (the one that does what
@@ -148,8 +169,9 @@ public:
     Type accessType = vec == 1 ? stored : VectorType::get(vec, stored);
     SmallVector<Value> values;
     for (unsigned r = 0; r < ptrs.size(); r += vec) {
-      Value pred =
-          op.getMask() ? adaptor.getMask()[r] : trueValue(rewriter, loc);
+      Value pred = op.getMask() ? accessPredicate(rewriter, loc, state.target,
+                                                  {}, adaptor.getMask(), r, vec)
+                                : trueValue(rewriter, loc);
       Value other;
       if (op.getOther()) {
         SmallVector<Value> others;
@@ -189,9 +211,9 @@ public:
     for (unsigned r = 0; r < ptrs.size(); r += vec) {
       if (layout && isDuplicateRegister(*layout, r))
         continue;
-      Value pred = canonical;
-      if (op.getMask())
-        pred = andValues(rewriter, loc, pred, adaptor.getMask()[r]);
+      Value pred = accessPredicate(
+          rewriter, loc, state.target, canonical,
+          op.getMask() ? adaptor.getMask() : ValueRange(), r, vec);
       SmallVector<Value> parts;
       for (unsigned i = 0; i < vec; ++i)
         parts.push_back(toMemory(rewriter, loc, adaptor.getValue()[r + i]));

@@ -641,7 +641,6 @@ public:
       bRegisters.emplace(registerCoords(*b, r), r);
 
     Location loc = op.getLoc();
-    Type accType = getElementTypeOrSelf(op.getType());
     SmallVector<Value> acc(adaptor.getC());
     SmallVector<SmallVector<int32_t>> cCoords;
     for (unsigned r = 0; r < acc.size(); ++r)
@@ -655,37 +654,42 @@ public:
         if (aIt == aRegisters.end() || bIt == bRegisters.end())
           return loweringError(
               op, "a thread does not hold the whole row or column it needs");
-        Value x = widen(rewriter, loc, adaptor.getA()[aIt->second], accType);
-        Value y = widen(rewriter, loc, adaptor.getB()[bIt->second], accType);
-        if (isa<FloatType>(accType))
-          acc[r] = math::FmaOp::create(rewriter, loc, x, y, acc[r]);
-        else
-          acc[r] = arith::AddIOp::create(
-              rewriter, loc, arith::MulIOp::create(rewriter, loc, x, y),
-              acc[r]);
+        acc[r] = multiplyAdd(rewriter, loc, adaptor.getA()[aIt->second],
+                             adaptor.getB()[bIt->second], acc[r]);
       }
     }
     replaceWithRegisters(rewriter, op, acc);
     return success();
   }
-
-private:
-  static Value widen(OpBuilder &b, Location loc, Value value, Type type) {
-    Type from = value.getType();
-    if (from == type)
-      return value;
-    if (isa<FloatType>(type)) {
-      if (!isa<FloatType>(from))
-        return arith::SIToFPOp::create(b, loc, type, value);
-      if (from.getIntOrFloatBitWidth() < type.getIntOrFloatBitWidth())
-        return arith::ExtFOp::create(b, loc, type, value);
-      return arith::TruncFOp::create(b, loc, type, value);
-    }
-    return arith::ExtSIOp::create(b, loc, type, value);
-  }
 };
 
+/// `value` in the dot's accumulator type `type`.
+Value widen(OpBuilder &b, Location loc, Value value, Type type) {
+  Type from = value.getType();
+  if (from == type)
+    return value;
+  if (isa<FloatType>(type)) {
+    if (!isa<FloatType>(from))
+      return arith::SIToFPOp::create(b, loc, type, value);
+    if (from.getIntOrFloatBitWidth() < type.getIntOrFloatBitWidth())
+      return arith::ExtFOp::create(b, loc, type, value);
+    return arith::TruncFOp::create(b, loc, type, value);
+  }
+  return arith::ExtSIOp::create(b, loc, type, value);
+}
+
 } // namespace
+
+Value mlir::tile::multiplyAdd(OpBuilder &b, Location loc, Value x, Value y,
+                              Value acc) {
+  Type type = acc.getType();
+  x = widen(b, loc, x, type);
+  y = widen(b, loc, y, type);
+  if (isa<FloatType>(type))
+    return math::FmaOp::create(b, loc, x, y, acc);
+  return arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, x, y),
+                               acc);
+}
 
 void mlir::tile::populateReductionOpPatterns(TypeConverter &converter,
                                              RewritePatternSet &patterns,

@@ -134,7 +134,8 @@ unsigned sharedVectorWidth(const LinearLayout &toOffset, Type element);
 /// How many consecutive registers a load or store through the tensor of
 /// pointers `ptr` moves as one vector of `stored`: consecutive elements of
 /// the layout, contiguous and aligned in memory (by the axis analysis), under
-/// one `mask` value (when not null), at most 16 bytes.
+/// one `mask` value (when not null; any mask where the target has element
+/// masks), at most the target's largest access.
 unsigned memoryVectorWidth(const LoweringState &state, Value ptr, Value mask,
                            Type stored);
 /// Stores the registers `values` of a tensor in `layout` to shared memory,
@@ -185,6 +186,10 @@ Value shuffleIndex(OpBuilder &b, Location loc, const TargetInfo &target,
 /// `body` runs, so it can reach the module.
 void emitIf(OpBuilder &b, Location loc, Value cond,
             llvm::function_ref<void()> body);
+
+/// `acc` + `x` * `y`, with `x` and `y` converted to `acc`'s type (fused for
+/// floats): a dot's step on scalars.
+Value multiplyAdd(OpBuilder &b, Location loc, Value x, Value y, Value acc);
 
 /// Applies the combiner region of a reduce or scan to `lhs` and `rhs`.
 SmallVector<Value> emitCombine(OpBuilder &b, Location loc, Region &combiner,

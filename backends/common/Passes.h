@@ -76,6 +76,10 @@ struct LayoutStage {
   /// Whether the target copies global to shared memory asynchronously;
   /// without, the pipeliner prefetches into registers.
   bool asyncCopies = true;
+  /// Whether tile-fma-dots splits the dots no matrix unit took into K
+  /// steps through shared memory; a target that lowers them its own way
+  /// (populateDotPatterns) may keep them whole.
+  bool fmaDots = true;
   llvm::function_ref<void(OpPassManager &)> addLatePasses;
 };
 
@@ -84,11 +88,11 @@ struct LayoutStage {
 /// tile-remove-conversions after them; then canonicalize, cse and
 /// loop-invariant code motion; then, where `numStages` is not 0,
 /// tile-pipeline with that default depth (loops that feed dots get async
-/// copies into that many buffers; a loop's own tile.num_stages wins); last
-/// the late passes. A module of the explicit level (kExplicitLayoutsAttr)
-/// keeps its layouts: tile-assign-layouts resolves its CoalescedLayouts and
-/// checks them all against the warps, and only canonicalize, cse,
-/// tile-fma-dots and the late passes run.
+/// copies into that many buffers; a loop's own tile.num_stages wins); then
+/// tile-fma-dots (where `fmaDots`); last the late passes. A module of the
+/// explicit level (kExplicitLayoutsAttr) keeps its layouts: tile-assign-layouts
+/// resolves its CoalescedLayouts and checks them all against the warps, and
+/// only canonicalize, cse, tile-fma-dots and the late passes run.
 LogicalResult runLayoutStage(ModuleOp module, const LayoutStage &stage);
 
 /// tile-pipeline's work on `module`, copying descriptor blocks with `bulk`

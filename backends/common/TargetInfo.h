@@ -94,9 +94,19 @@ public:
   /// multiprocessor of the device.
   virtual Value readTime(OpBuilder &b, Location loc) const = 0;
 
-  /// Loads `type` (a scalar or a vector of at most 16 bytes, aligned to its
-  /// size) through the global pointer `ptr` where `pred` (i1) holds; the
-  /// result is `other` (of `type`, or undefined when null) elsewhere.
+  /// The most bytes one access of global memory moves (a power of two).
+  virtual unsigned getMaxAccessBytes() const { return 16; }
+  /// Whether a vector access of global memory needs only its element's
+  /// alignment (else it is aligned to its size).
+  virtual bool hasUnalignedAccesses() const { return false; }
+  /// Whether loadGlobal and storeGlobal take a mask of one bit for each
+  /// element of a vector; without, a vector's elements share one bit.
+  virtual bool hasElementMasks() const { return false; }
+  /// Loads `type` (a scalar or a vector of at most getMaxAccessBytes(),
+  /// aligned as hasUnalignedAccesses() says) through the global pointer `ptr`
+  /// where `pred` holds (i1, or with hasElementMasks() a vector of i1 for a
+  /// vector `type`); the result is `other` (of `type`, or undefined when null)
+  /// elsewhere.
   virtual Value loadGlobal(OpBuilder &b, Location loc, Value ptr, Type type,
                            Value pred, Value other, CacheModifier cache,
                            EvictionPolicy evict, bool isVolatile) const;

@@ -16,6 +16,7 @@
 #include "backends/Plugin.h"
 #include "backends/common/Codegen.h"
 #include "backends/common/LowerToLLVM.h"
+#include "backends/common/Lowering.h"
 #include "backends/common/Passes.h"
 #include "backends/common/TargetInfo.h"
 #include "ir/Tile/KernelDialects.h"
@@ -25,9 +26,11 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/ReplaceConstant.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
@@ -37,6 +40,10 @@
 
 using namespace mlir;
 using namespace mlir::tile;
+
+/// Dots as loops over the program's buffers (CpuDots.cpp).
+void populateCpuDotPatterns(TypeConverter &converter,
+                            RewritePatternSet &patterns, LoweringState &state);
 
 namespace {
 
@@ -57,6 +64,48 @@ Value callRuntime(OpBuilder &b, Location loc, StringRef name, Type result,
 
 Value i32(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIntOp::create(b, loc, value, 32);
+}
+
+/// `value` as a vector: itself where it is one, else `lanes` copies.
+Value splat(OpBuilder &b, Location loc, Value value, unsigned lanes) {
+  if (isa<VectorType>(value.getType()))
+    return value;
+  Value vector = LLVM::InsertElementOp::create(
+      b, loc,
+      LLVM::PoisonOp::create(b, loc, VectorType::get({lanes}, value.getType())),
+      value, i32(b, loc, 0));
+  if (lanes == 1)
+    return vector;
+  return LLVM::ShuffleVectorOp::create(b, loc, vector, vector,
+                                       SmallVector<int32_t>(lanes, 0));
+}
+
+/// The bytes of an element of `type` (a scalar or a vector), the alignment
+/// of an access of it.
+unsigned elementBytes(Type type) {
+  return storageBytes(getElementTypeOrSelf(type));
+}
+
+/// `ptr` where `pred` holds, else (a pointer of the same type to) the
+/// module's sink: 64 bytes that the accesses a mask leaves out go to.
+Value orSink(OpBuilder &b, Location loc, Value ptr, Value pred) {
+  StringRef name = "tessera_cpu_sink";
+  ModuleOp module = enclosingModule(b);
+  auto bytes = LLVM::LLVMArrayType::get(b.getI8Type(), 64);
+  if (!module.lookupSymbol(name)) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    auto sink = LLVM::GlobalOp::create(b, loc, bytes, /*isConstant=*/false,
+                                       LLVM::Linkage::Internal, name,
+                                       Attribute(), /*alignment=*/64);
+    b.createBlock(&sink.getInitializerRegion());
+    LLVM::ReturnOp::create(b, loc, LLVM::ZeroOp::create(b, loc, bytes));
+  }
+  Value sink = LLVM::AddressOfOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()), name);
+  if (sink.getType() != ptr.getType())
+    sink = LLVM::AddrSpaceCastOp::create(b, loc, ptr.getType(), sink);
+  return LLVM::SelectOp::create(b, loc, pred, ptr, sink);
 }
 
 /// The shared lowering's hooks for one-lane warps on the host.
@@ -91,10 +140,57 @@ public:
   Value readTime(OpBuilder &b, Location loc) const override {
     return callRuntime(b, loc, "tessera_cpu_time_ns", b.getI64Type(), {});
   }
+  void populateDotPatterns(TypeConverter &converter,
+                           RewritePatternSet &patterns,
+                           LoweringState &state) const override {
+    populateCpuDotPatterns(converter, patterns, state);
+  }
+  // Accesses of up to a cache line, aligned to their element, masked
+  // element by element: LLVM's
+  // masked loads and stores (the CPU's masked moves) for vectors, and the
+  // sink where a scalar's mask is false; no branch, so that a tile's
+  // accesses stay one block for the vectorisers and the code generator.
+  unsigned getMaxAccessBytes() const override { return 64; }
+  bool hasElementMasks() const override { return true; }
+  bool hasUnalignedAccesses() const override { return true; }
+  Value loadGlobal(OpBuilder &b, Location loc, Value ptr, Type type, Value pred,
+                   Value other, CacheModifier cache, EvictionPolicy evict,
+                   bool isVolatile) const override {
+    if (isVolatile)
+      return TargetInfo::loadGlobal(b, loc, ptr, type, pred, other, cache,
+                                    evict, isVolatile);
+    if (auto vector = dyn_cast<VectorType>(type))
+      return LLVM::MaskedLoadOp::create(
+          b, loc, vector, ptr, splat(b, loc, pred, vector.getNumElements()),
+          other ? other : LLVM::ZeroOp::create(b, loc, vector),
+          elementBytes(type));
+    Value loaded = LLVM::LoadOp::create(b, loc, type, orSink(b, loc, ptr, pred),
+                                        elementBytes(type));
+    return other ? LLVM::SelectOp::create(b, loc, pred, loaded, other) : loaded;
+  }
+  void storeGlobal(OpBuilder &b, Location loc, Value ptr, Value value,
+                   Value pred, CacheModifier, EvictionPolicy) const override {
+    unsigned bytes = elementBytes(value.getType());
+    if (auto vector = dyn_cast<VectorType>(value.getType()))
+      LLVM::MaskedStoreOp::create(b, loc, value, ptr,
+                                  splat(b, loc, pred, vector.getNumElements()),
+                                  b.getI32IntegerAttr(bytes));
+    else
+      LLVM::StoreOp::create(b, loc, value, orSink(b, loc, ptr, pred), bytes);
+  }
   StringRef syncScope(MemScope) const override { return ""; }
-  bool hasPrintf() const override { return false; }
-  void printf(OpBuilder &, Location, StringRef, ValueRange) const override {
-    llvm_unreachable("CPU kernels do not print: hasPrintf() says so");
+  // libc's printf, on the program's thread (the driver flushes stdout after
+  // each launch).
+  void printf(OpBuilder &b, Location loc, StringRef format,
+              ValueRange args) const override {
+    auto function = declareFunction(
+        b, enclosingModule(b), "printf",
+        LLVM::LLVMFunctionType::get(
+            b.getI32Type(), {LLVM::LLVMPointerType::get(b.getContext())},
+            /*isVarArg=*/true));
+    SmallVector<Value> operands{stringConstant(b, loc, format)};
+    llvm::append_range(operands, args);
+    LLVM::CallOp::create(b, loc, function, operands);
   }
   void assertFail(OpBuilder &b, Location loc, StringRef message, StringRef file,
                   unsigned line, StringRef function) const override {
@@ -190,6 +286,50 @@ llvm::Error wrapKernel(llvm::Module &module) {
   return llvm::Error::success();
 }
 
+/// Readies the optimised module of a kernel for x86's code generator, whose
+/// time grows with the square of a block's length in places, and lowered
+/// tiles are long blocks:
+/// - The SLP vectoriser runs again. In the O3 pipeline it runs before
+///   InstCombine has made the masked accesses of unmasked tiles plain ones,
+///   and a tile's elementwise ops stay scalars between vector loads and
+///   stores (a 64x64 copy: 8192 extracts and inserts, 1.5 s to compile).
+/// - For each vector load, instruction selection looks at every other access
+///   on its chain (70 s for the block of a 64x64x64 dot's operands). An
+///   empty asm that clobbers memory, before every `kAccessesPerChain`-th
+///   access, starts a new chain; it emits nothing, and only keeps the code
+///   generator from moving accesses across it.
+constexpr unsigned kAccessesPerChain = 128;
+void prepareForCodegen(llvm::Module &module, llvm::TargetMachine &machine) {
+  {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder builder(&machine);
+    builder.registerModuleAnalyses(mam);
+    builder.registerCGSCCAnalyses(cgam);
+    builder.registerFunctionAnalyses(fam);
+    builder.registerLoopAnalyses(lam);
+    builder.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::ModulePassManager passes;
+    cantFail(builder.parsePassPipeline(
+        passes, "function(slp-vectorizer,instcombine,dce)"));
+    passes.run(module, mam);
+  }
+  auto *fence = llvm::InlineAsm::get(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(module.getContext()),
+                              false),
+      "", "~{memory}", /*hasSideEffects=*/true);
+  for (llvm::Function &function : module)
+    for (llvm::BasicBlock &block : function) {
+      unsigned accesses = 0;
+      for (llvm::Instruction &inst : llvm::make_early_inc_range(block))
+        if ((llvm::isa<llvm::LoadInst, llvm::StoreInst>(inst)) &&
+            ++accesses % kAccessesPerChain == 0)
+          llvm::CallInst::Create(fence, {}, "", inst.getIterator());
+    }
+}
+
 class CpuBackend : public Backend {
 public:
   llvm::StringRef name() const override { return "cpu"; }
@@ -225,6 +365,7 @@ public:
     stage.warpSize = target.warpSize;
     stage.sharedBytes = sharedMemoryBytes(target);
     stage.asyncCopies = false;
+    stage.fmaDots = false; // CpuDots.cpp loops over them whole
     if (failed(runLayoutStage(cast<ModuleOp>(module), stage)))
       return cpuError("layout assignment failed");
     return llvm::Error::success();
@@ -254,7 +395,9 @@ public:
     auto machine = createMachine(target, options);
     if (!machine)
       return machine.takeError();
-    return emitTargetAssembly(module, **machine);
+    return emitTargetAssembly(module, **machine, [&](llvm::Module &module) {
+      prepareForCodegen(module, **machine);
+    });
   }
 
   llvm::Expected<std::string> assemble(llvm::StringRef assembly,

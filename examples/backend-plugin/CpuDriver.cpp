@@ -22,6 +22,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -84,6 +85,7 @@ public:
         group.async(run, programs * c / chunks, programs * (c + 1) / chunks);
       group.wait();
     }
+    std::fflush(stdout); // what the programs printed
     std::lock_guard<std::mutex> lock(failureMutex);
     if (!failure.empty())
       throw DriverError(name + ": " + failure);

@@ -312,6 +312,14 @@ BlockedParams mlir::tile::defaultBlockedParams(
   for (int64_t size : shape)
     numElements *= size;
   int64_t threads = int64_t(numWarps) * warpSize;
+  p.threadsPerWarp.assign(rank, 1);
+  p.warpsPerCTA.assign(rank, 1);
+  if (threads == 1) {
+    // One thread holds it all, its registers along `order` (a whole row of
+    // the fastest dimension for one vector access).
+    p.sizePerThread.assign(shape.begin(), shape.end());
+    return p;
+  }
   unsigned fast = p.order[0];
   // 16 bytes a thread where the data allows, but never so many that threads
   // sit idle.
@@ -321,8 +329,6 @@ BlockedParams mlir::tile::defaultBlockedParams(
   p.sizePerThread.assign(rank, 1);
   p.sizePerThread[fast] = vec;
 
-  p.threadsPerWarp.assign(rank, 1);
-  p.warpsPerCTA.assign(rank, 1);
   int64_t lanesLeft = warpSize, warpsLeft = numWarps;
   for (unsigned k = 0; k < rank; ++k) {
     unsigned d = p.order[k];

@@ -175,7 +175,7 @@ struct BlockedParams {
 /// to be contiguous and aligned, from the axis analysis:
 /// getAlignedContiguity in transforms/AxisInfo.h) allows and the
 /// tensor has enough elements; lanes then warps fill the dimensions fastest
-/// first.
+/// first. A single thread (one warp of one lane) holds the whole tensor.
 BlockedParams defaultBlockedParams(llvm::ArrayRef<int64_t> shape,
                                    unsigned elementBitWidth, unsigned numWarps,
                                    unsigned warpSize, unsigned contiguity,

@@ -86,6 +86,54 @@ def test_matmul_over_a_2d_grid(cpu):
 
 
 @tessera.jit
+def dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+               BATCH: tl.constexpr):
+    b = tl.arange(0, BATCH)[:, None, None]
+    m = tl.arange(0, M)[None, :, None]
+    n = tl.arange(0, N)[None, None, :]
+    k = tl.arange(0, K)
+    x = tl.load(a_ptr + b * M * K + m * K + k[None, None, :])
+    y = tl.load(b_ptr + b * K * N + k[None, :, None] * N + n)
+    if BATCH == 1:
+        tl.store(c_ptr + m * N + n, tl.expand_dims(tl.dot(tl.reshape(x, (M, K)),
+                                                          tl.reshape(y, (K, N))), 0))
+    else:
+        tl.store(c_ptr + b * M * N + m * N + n, tl.dot(x, y))
+
+
+@pytest.mark.parametrize("dtype, batch", [(np.float32, 1), (np.float16, 1), (np.int8, 1),
+                                          (np.float32, 2)])
+def test_dots_are_loops(cpu, dtype, batch):
+    rng = np.random.default_rng(4)
+    m, n, k = 32, 64, 32
+    a = (rng.integers(-8, 8, (batch, m, k)) if dtype == np.int8
+         else rng.standard_normal((batch, m, k))).astype(dtype)
+    b = (rng.integers(-8, 8, (batch, k, n)) if dtype == np.int8
+         else rng.standard_normal((batch, k, n))).astype(dtype)
+    acc = np.int32 if dtype == np.int8 else np.float32
+    c = np.zeros((batch, m, n), acc)
+    compiled = dot_kernel[(1,)](a, b, c, M=m, N=n, K=k, BATCH=batch)
+    np.testing.assert_allclose(c, a.astype(acc) @ b.astype(acc), rtol=1e-5, atol=1e-4)
+    # A loop nest, not the M*N*K multiply-adds of the unrolled dot.
+    llir = compiled.asm["llir"]
+    assert llir.count("phi ") >= 3
+    assert llir.count("fma") + llir.count(" mul ") < 500
+
+
+@tessera.jit
+def print_kernel(x_ptr, BLOCK: tl.constexpr):
+    tl.device_print("x:", tl.load(x_ptr + tl.arange(0, BLOCK)))
+
+
+def test_kernels_print(cpu, capfd):
+    print_kernel[(2,)](np.arange(4, dtype=np.int32), BLOCK=4)
+    out = capfd.readouterr().out
+    for pid in range(2):
+        for i in range(4):
+            assert f"pid ({pid}, 0, 0) idx ({i})x: {i}\n" in out
+
+
+@tessera.jit
 def histogram_kernel(x_ptr, bins_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n

@@ -1,0 +1,188 @@
+//===- CpuDots.cpp - dots as loops over a program's buffers ---------------===//
+//
+// A program's tiles are the registers of one thread, so the shared
+// lowering's dot, a multiply-add for every element of the result at every
+// K step, would be M*N*K operations of straight-line code: seconds of LLVM
+// at 32x32x32, minutes at 64x64x64. Here the operands and the accumulator go
+// to the program's shared memory, row-major, and the dot becomes a loop nest
+// over them whose innermost loop runs along a row of B and of the result,
+// which LLVM vectorises. Every element of the result gets the same
+// multiply-adds in the same order as in the shared lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/common/Lowering.h"
+#include "ir/Layout/LayoutBuilders.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// Whether one thread holds every element of a tensor in `layout`.
+bool heldByOneThread(const LinearLayout &layout) {
+  return layout.getTotalInDimSize() == numRegisters(layout);
+}
+
+/// A tensor of the dot in the op's scratch: row-major from byte `offset`,
+/// elements of `bytes` bytes.
+struct Buffer {
+  ArrayRef<int64_t> shape;
+  int64_t offset;
+  unsigned bytes;
+
+  int64_t elements() const {
+    int64_t elements = 1;
+    for (int64_t extent : shape)
+      elements *= extent;
+    return elements;
+  }
+  int64_t end() const { return offset + elements() * bytes; }
+  /// Elements a vector access moves: up to 64 bytes of a row.
+  unsigned vectorWidth() const {
+    return unsigned(std::min<int64_t>(shape.back(), std::max(1u, 64 / bytes)));
+  }
+  int64_t index(ArrayRef<int32_t> coords) const {
+    int64_t index = 0;
+    for (auto [coord, extent] : llvm::zip_equal(coords, shape))
+      index = index * extent + coord;
+    return index;
+  }
+};
+
+class CpuDotPattern : public LoweringPattern<DotOp> {
+public:
+  using LoweringPattern::LoweringPattern;
+
+  LogicalResult
+  matchAndRewrite(DotOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto aType = cast<RankedTensorType>(op.getA().getType());
+    auto bType = cast<RankedTensorType>(op.getB().getType());
+    auto cType = cast<RankedTensorType>(op.getType());
+    std::optional<LinearLayout> a = layoutOf(aType), b = layoutOf(bType),
+                                c = layoutOf(cType);
+    if (!a || !b || !c || !heldByOneThread(*a) || !heldByOneThread(*b) ||
+        !heldByOneThread(*c))
+      return failure();
+    Location loc = op.getLoc();
+    Type aElement = convertElement(aType), bElement = convertElement(bType),
+         accElement = convertElement(cType);
+    // The accumulator first, then A and B, each on a cache line of its own.
+    Buffer acc{cType.getShape(), 0, storageBytes(accElement)};
+    Buffer x{aType.getShape(), int64_t(llvm::alignTo(acc.end(), 64)),
+             storageBytes(aElement)};
+    Buffer y{bType.getShape(), int64_t(llvm::alignTo(x.end(), 64)),
+             storageBytes(bElement)};
+    state.requireScratch(rewriter, y.end());
+
+    auto address = [&](const Buffer &buffer, Value index) {
+      Value offset = arith::AddIOp::create(
+          rewriter, loc, i32Constant(rewriter, loc, buffer.offset),
+          arith::MulIOp::create(rewriter, loc, index,
+                                i32Constant(rewriter, loc, buffer.bytes)));
+      return sharedAddress(rewriter, loc, state, offset);
+    };
+    // The registers to and from the buffers in vectors along rows.
+    auto vectorType = [](const Buffer &buffer, Type element) -> Type {
+      Type memory = memoryType(element);
+      unsigned vec = buffer.vectorWidth();
+      return vec == 1 ? memory : VectorType::get(vec, memory);
+    };
+    auto vectorAddress = [&](const Buffer &buffer, int64_t index) {
+      return sharedAddress(
+          rewriter, loc, state,
+          i32Constant(rewriter, loc, buffer.offset + index * buffer.bytes));
+    };
+    auto store = [&](const Buffer &buffer, const LinearLayout &layout,
+                     ValueRange values) {
+      SmallVector<Value> elements(buffer.elements());
+      for (auto [reg, value] : llvm::enumerate(values))
+        elements[buffer.index(registerCoords(layout, reg))] = value;
+      Type type = vectorType(buffer, values.front().getType());
+      for (int64_t i = 0, e = elements.size(); i < e;
+           i += buffer.vectorWidth()) {
+        SmallVector<Value> parts;
+        for (unsigned j = 0; j < buffer.vectorWidth(); ++j)
+          parts.push_back(toMemory(rewriter, loc, elements[i + j]));
+        LLVM::StoreOp::create(rewriter, loc,
+                              packVector(rewriter, loc, parts, type),
+                              vectorAddress(buffer, i), buffer.bytes);
+      }
+    };
+    store(acc, *c, adaptor.getC());
+    store(x, *a, adaptor.getA());
+    store(y, *b, adaptor.getB());
+
+    // for batch, row, step, column: acc[row][column] += x[row][step] *
+    // y[step][column].
+    auto loop = [&](int64_t extent, llvm::function_ref<void(Value)> body) {
+      auto forOp = scf::ForOp::create(
+          rewriter, loc, i32Constant(rewriter, loc, 0),
+          i32Constant(rewriter, loc, extent), i32Constant(rewriter, loc, 1));
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(forOp.getBody()->getTerminator());
+      body(forOp.getInductionVar());
+    };
+    // outer * extent + inner (i32).
+    auto flatten = [&](Value outer, int64_t extent, Value inner) {
+      return arith::AddIOp::create(
+          rewriter, loc,
+          arith::MulIOp::create(rewriter, loc, outer,
+                                i32Constant(rewriter, loc, extent)),
+          inner);
+    };
+    unsigned rank = cType.getRank();
+    int64_t rows = acc.shape[rank - 2], columns = acc.shape[rank - 1];
+    int64_t steps = aType.getShape()[rank - 1];
+    loop(rank == 3 ? acc.shape[0] : 1, [&](Value batch) {
+      loop(rows, [&](Value row) {
+        Value accRow = flatten(batch, rows, row);
+        loop(steps, [&](Value step) {
+          Value lhs =
+              loadShared(rewriter, loc,
+                         address(x, flatten(accRow, steps, step)), aElement);
+          Value yRow = flatten(batch, steps, step);
+          loop(columns, [&](Value column) {
+            Value rhs = loadShared(rewriter, loc,
+                                   address(y, flatten(yRow, columns, column)),
+                                   bElement);
+            Value target = address(acc, flatten(accRow, columns, column));
+            Value sum =
+                multiplyAdd(rewriter, loc, lhs, rhs,
+                            loadShared(rewriter, loc, target, accElement));
+            storeShared(rewriter, loc, target, sum);
+          });
+        });
+      });
+    });
+
+    SmallVector<Value> elements;
+    Type type = vectorType(acc, accElement);
+    for (int64_t i = 0, e = acc.elements(); i < e; i += acc.vectorWidth())
+      unpackVector(rewriter, loc,
+                   LLVM::LoadOp::create(rewriter, loc, type,
+                                        vectorAddress(acc, i), acc.bytes),
+                   acc.vectorWidth(), elements);
+    SmallVector<Value> result;
+    for (unsigned reg = 0, e = numRegisters(*c); reg < e; ++reg)
+      result.push_back(fromMemory(rewriter, loc,
+                                  elements[acc.index(registerCoords(*c, reg))],
+                                  accElement));
+    replaceWithRegisters(rewriter, op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateCpuDotPatterns(TypeConverter &converter,
+                            RewritePatternSet &patterns, LoweringState &state) {
+  // Before the shared lowering's dot, which matches every dot too.
+  patterns.add<CpuDotPattern>(converter, state, /*benefit=*/2);
+}
