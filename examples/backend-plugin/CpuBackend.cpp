@@ -24,6 +24,7 @@
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InlineAsm.h"
@@ -41,6 +42,8 @@
 using namespace mlir;
 using namespace mlir::tile;
 
+/// Large loop-carried tiles in buffers (CpuCarried.cpp).
+LogicalResult keepLoopCarriedTilesInMemory(ModuleOp module);
 /// Dots as loops over the program's buffers (CpuDots.cpp).
 void populateCpuDotPatterns(TypeConverter &converter,
                             RewritePatternSet &patterns, LoweringState &state);
@@ -107,6 +110,20 @@ Value orSink(OpBuilder &b, Location loc, Value ptr, Value pred) {
     sink = LLVM::AddrSpaceCastOp::create(b, loc, ptr.getType(), sink);
   return LLVM::SelectOp::create(b, loc, pred, ptr, sink);
 }
+
+/// rsqrt as 1 / sqrt: libm has no rsqrt (MathToLibm names LLVM libc's).
+struct RsqrtAsDivision : OpRewritePattern<math::RsqrtOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::RsqrtOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value one = arith::ConstantOp::create(
+        rewriter, loc, rewriter.getFloatAttr(op.getType(), 1.0));
+    rewriter.replaceOpWithNewOp<arith::DivFOp>(
+        op, one, math::SqrtOp::create(rewriter, loc, op.getOperand()));
+    return success();
+  }
+};
 
 /// The shared lowering's hooks for one-lane warps on the host.
 class CpuTargetInfo : public TargetInfo {
@@ -202,6 +219,7 @@ public:
   void populateMathPatterns(LLVMTypeConverter &,
                             RewritePatternSet &patterns) const override {
     // libm's functions, called (before LLVM's intrinsics, which lack some).
+    patterns.add<RsqrtAsDivision>(patterns.getContext(), /*benefit=*/3);
     populateMathToLibmConversionPatterns(patterns, /*benefit=*/2);
   }
   void markKernel(LLVM::LLVMFuncOp func, unsigned) const override {
@@ -366,8 +384,17 @@ public:
     stage.sharedBytes = sharedMemoryBytes(target);
     stage.asyncCopies = false;
     stage.fmaDots = false; // CpuDots.cpp loops over them whole
+    // Its constraints and text are a GPU's ("=f" is x87's stack here).
+    WalkResult assembly = module->walk([](InlineAsmOp op) {
+      op.emitError("the cpu backend does not take inline assembly");
+      return WalkResult::interrupt();
+    });
+    if (assembly.wasInterrupted())
+      return cpuError("the kernel has inline assembly");
     if (failed(runLayoutStage(cast<ModuleOp>(module), stage)))
       return cpuError("layout assignment failed");
+    if (failed(keepLoopCarriedTilesInMemory(cast<ModuleOp>(module))))
+      return cpuError("cannot keep the loops' tiles in memory");
     return llvm::Error::success();
   }
 

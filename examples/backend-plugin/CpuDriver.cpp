@@ -104,18 +104,31 @@ private:
 class CpuModule : public Module {
 public:
   explicit CpuModule(std::unique_ptr<llvm::orc::LLJIT> jit)
-      : jit(std::move(jit)) {}
+      : jit(std::move(jit)) {
+    // What linking reports (symbols not found, say) goes into the error of
+    // the lookup that failed.
+    this->jit->getExecutionSession().setErrorReporter(
+        [this](llvm::Error error) {
+          std::lock_guard<std::mutex> lock(errorsMutex);
+          errors += "; " + llvm::toString(std::move(error));
+        });
+  }
 
   std::unique_ptr<Kernel> kernel(const std::string &name) override {
     auto address = jit->lookup(name);
-    if (!address)
-      throw DriverError("the CPU module has no kernel " + name + " (" +
-                        llvm::toString(address.takeError()) + ")");
+    if (!address) {
+      std::string message = llvm::toString(address.takeError());
+      std::lock_guard<std::mutex> lock(errorsMutex);
+      throw DriverError("cannot link the CPU kernel " + name + " (" + message +
+                        errors + ")");
+    }
     return std::make_unique<CpuKernel>(address->toPtr<CpuKernelEntry>(), name);
   }
 
 private:
   std::unique_ptr<llvm::orc::LLJIT> jit;
+  std::mutex errorsMutex;
+  std::string errors;
 };
 
 class CpuDriver : public Driver {

@@ -36,6 +36,9 @@ def pytest_configure(config):
         "markers", "not_on_amd: the kernel uses what AMD GPUs cannot compile without the ROCm "
         "device libraries (f64 transcendentals, printing); the compile check leaves out hip "
         "targets (test_amd.py checks the errors)")
+    config.addinivalue_line(
+        "markers", "not_on_cpu(reason): a device test of what the CPU backend plugin does not "
+        "do (`reason`); skipped with --device=cpu")
     # Kernels the suite compiles go to a cache of its own, removed after.
     config._tessera_cache = tempfile.mkdtemp(prefix="tessera-cache-")
     os.environ["TESSERA_CACHE_DIR"] = config._tessera_cache
@@ -46,8 +49,9 @@ def pytest_unconfigure(config):
 
 
 def _lanes(target):
-    """The warp size of a target: 64 on CDNA (gfx9), 32 elsewhere."""
-    return 64 if target.startswith("hip:gfx9") else 32
+    """The warp size of a target: 64 on CDNA (gfx9), 1 on the CPU backend, 32
+    elsewhere."""
+    return 64 if target.startswith("hip:gfx9") else 1 if target.startswith("cpu:") else 32
 
 
 @pytest.fixture(autouse=True)
@@ -80,6 +84,13 @@ def device(request, monkeypatch):
         from tessera.runtime import gpu
         if gpu.platform() != name or not gpu.available():
             pytest.skip(f"no {name} device here")
+        not_on_cpu = request.node.get_closest_marker("not_on_cpu")
+        if not_on_cpu and name == "cpu":
+            pytest.skip(not_on_cpu.args[0])
+        lanes = request.node.get_closest_marker("lanes")
+        if lanes and _lanes(gpu.target(0)) != lanes.args[0]:
+            pytest.skip(f"the layouts are for {lanes.args[0]}-lane warps, the {name} "
+                        f"device's have {_lanes(gpu.target(0))}")
     return name
 
 

@@ -127,6 +127,7 @@ def build_program(tmp_path, main, *defines):
     return program
 
 
+@pytest.mark.not_on_cpu("the C launcher runs kernels on CUDA and HIP GPUs")
 def test_a_c_program_launches_the_kernel(tmp_path, device):
     done = run_aot(VECTOR_ADD, "-n", "add_kernel", "-s", SIGNATURE, "--target",
                    tessera.runtime.gpu.target(0) if device != "interpreter" else "cuda:90",

@@ -134,6 +134,20 @@ def test_kernels_print(cpu, capfd):
 
 
 @tessera.jit
+def asm_kernel(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(x_ptr + offs, tl.inline_asm_elementwise("mov.b32 $0, $1;", "=f,f", [x],
+                                                     dtype=tl.float32, is_pure=True, pack=1))
+
+
+def test_inline_assembly_is_refused(cpu):
+    with pytest.raises(tessera.CompilationError,
+                       match="(?s)kernel has inline assembly.*does not take inline assembly"):
+        asm_kernel[(1,)](np.zeros(16, np.float32), BLOCK=16)
+
+
+@tessera.jit
 def histogram_kernel(x_ptr, bins_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n

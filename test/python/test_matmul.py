@@ -2,8 +2,8 @@
 dtypes, odd shapes, blocks, warps, layouts, pipelining and fused epilogues,
 and a flash-attention forward pass (tutorial 06), against numpy in float64.
 
-The host interpreter runs the small cases; `--device=cuda` runs them and the
-large ones on the GPU. bf16 and fp8 operands travel as their bits (uint16,
+The host interpreter and the CPU backend (`--device=cpu`) run the small cases;
+`--device=cuda` runs them and the large ones on the GPU. bf16 and fp8 operands travel as their bits (uint16,
 uint8: numpy has neither type) and the kernel bitcasts them, so they run on
 both; where torch is installed, they are also passed as torch tensors of
 those types.
@@ -302,10 +302,16 @@ def strides_of(x):
     return [s // x.itemsize for s in x.strides]
 
 
+# Where kernels run on the host: the interpreter, and the CPU backend, whose
+# one thread a program compiles large tiles slowly.
+HOST = ("interpreter", "cpu")
+
+
 def gpu_only(device, what):
-    """Skips on the host interpreter: the host suite, and the CI's compile of
-    its kernels for GPUs (--compile-for), keep to the smaller cases."""
-    if device == "interpreter":
+    """Skips on the host: the host suite, the CPU backend's, and the CI's
+    compile of its kernels for GPUs (--compile-for), keep to the smaller
+    cases."""
+    if device in HOST:
         pytest.skip(f"{what} run on the GPU only (--device=cuda)")
 
 
@@ -332,7 +338,7 @@ def test_matmul_dtypes(device, rng, name, shape):
     b, b64 = operand(rng, name, (K, N))
     out_dtype = np.int32 if name == "int8" else np.float32
     c = np.full((M, N), -1, out_dtype)  # stale values must not survive
-    block = (64, 64, 32) if device != "interpreter" else (32, 32, 32)
+    block = (64, 64, 32) if device not in HOST else (32, 32, 32)
     run_matmul(a, b, c, M, N, K, block=block, A_TYPE=bits_type, B_TYPE=bits_type,
                ACC_TYPE=acc, PRECISION=precision)
     check(c, a64 @ b64, tol)
@@ -361,8 +367,8 @@ def test_matmul_blocks_and_warps(device, rng, name, config):
     bm, bn, bk = block
     if (bm * bn + bm * bk + bk * bn) // warps > 3072:
         gpu_only(device, "tiles of over 3072 elements a warp")  # slow to compile for AMD
-    shapes = [(127, 93, 61)] + ([(300, 257, 190)] if device != "interpreter" else [])
-    if device == "interpreter" and bm * bn > 64 * 64:
+    shapes = [(127, 93, 61)] + ([(300, 257, 190)] if device not in HOST else [])
+    if device in HOST and bm * bn > 64 * 64:
         shapes = [(67, 45, 40)]  # one or two programs
     for M, N, K in shapes:
         a, a64 = operand(rng, name, (M, K))
@@ -389,7 +395,7 @@ def test_matmul_layouts(device, rng, name, layout):
     a_major, b_major, a_trans, b_trans = layout
     if name in ("float32-ieee", "e4m3") and b_major == "row":
         gpu_only(device, "more layouts of this type")
-    M, N, K = (127, 93, 61) if device == "interpreter" else (700, 500, 300)
+    M, N, K = (127, 93, 61) if device in HOST else (700, 500, 300)
     bits_type, acc, precision, tol = DTYPES[name]
     a, a64 = operand(rng, name, (M, K))
     b, b64 = operand(rng, name, (K, N))
@@ -419,7 +425,7 @@ def test_matmul_output_strides(device, rng):
 @pytest.mark.parametrize("out", ["float16", "float32"])
 def test_matmul_fused_epilogue(device, rng, out, bias, activation):
     """Bias add, relu or leaky relu, and a cast to fp16, after the loop."""
-    M, N, K = (77, 51, 64) if device == "interpreter" else (1000, 500, 256)
+    M, N, K = (77, 51, 64) if device in HOST else (1000, 500, 256)
     a, a64 = operand(rng, "float16", (M, K))
     b, b64 = operand(rng, "float16", (K, N))
     bias_values = rng.standard_normal(N).astype(np.float32) * 4 if bias else None
@@ -438,7 +444,7 @@ def test_matmul_fused_epilogue(device, rng, out, bias, activation):
 def test_matmul_num_stages(device, rng, where, stages):
     """num_stages, as a launch option or on tl.range, changes the schedule
     of the loop and not one bit of its result."""
-    M, N, K = (64, 48, 160) if device == "interpreter" else (512, 384, 2048)
+    M, N, K = (64, 48, 160) if device in HOST else (512, 384, 2048)
     a, a64 = operand(rng, "float16", (M, K))
     b, b64 = operand(rng, "float16", (K, N))
     results = {}
@@ -612,9 +618,9 @@ def test_trans_of_one_dimension_is_an_error():
 
 def torch_where(device):
     torch = pytest.importorskip("torch")
-    if device != "interpreter" and not torch.cuda.is_available():
+    if device not in HOST and not torch.cuda.is_available():
         pytest.skip("torch has no CUDA device here")
-    return torch, "cpu" if device == "interpreter" else "cuda"
+    return torch, "cpu" if device in HOST else "cuda"
 
 
 TORCH_TYPES = {"bfloat16": "bfloat16", "e4m3": "float8_e4m3fn", "e5m2": "float8_e5m2"}
@@ -626,7 +632,7 @@ def test_matmul_torch_tensors(device, rng, name, b_major):
     """bf16 and fp8 operands as torch tensors of those types (no bitcast);
     B column-major is K-major, as Triton's tutorial passes fp8."""
     torch, where = torch_where(device)
-    M, N, K = (70, 50, 96) if device == "interpreter" else (1000, 1000, 1024)
+    M, N, K = (70, 50, 96) if device in HOST else (1000, 1000, 1024)
     _, a64 = operand(rng, name, (M, K))
     _, b64 = operand(rng, name, (K, N))
     dtype = getattr(torch, TORCH_TYPES[name])
@@ -670,7 +676,7 @@ def run_attention(q, k, v, o, causal, scale, block_m, block_n, **options):
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
 def test_flash_attention_forward(device, rng, causal, head_dim, blocks):
     block_m, block_n = blocks
-    if device == "interpreter":
+    if device in HOST:
         if block_m > 32:
             gpu_only(device, "query blocks of over 32 rows")  # slow to compile for AMD
         Z, H, N = 1, 2, 128
@@ -688,7 +694,7 @@ def test_flash_attention_forward(device, rng, causal, head_dim, blocks):
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
 def test_flash_attention_strided_heads(device, rng, causal):
     """Q, K, V and O as (Z, N, H, D) storage seen as (Z, H, N, D)."""
-    Z, H, N, D = (1, 2, 64, 64) if device == "interpreter" else (2, 8, 512, 128)
+    Z, H, N, D = (1, 2, 64, 64) if device in HOST else (2, 8, 512, 128)
     q, k, v = (rng.standard_normal((Z, N, H, D)).astype(np.float16).transpose(0, 2, 1, 3)
                for _ in range(3))
     o = np.zeros((Z, N, H, D), np.float16).transpose(0, 2, 1, 3)
@@ -701,7 +707,7 @@ def test_flash_attention_strided_heads(device, rng, causal):
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
 def test_flash_attention_bf16_torch(device, rng, causal):
     torch, where = torch_where(device)
-    Z, H, N, D = (1, 1, 64, 64) if device == "interpreter" else (2, 4, 1024, 128)
+    Z, H, N, D = (1, 1, 64, 64) if device in HOST else (2, 4, 1024, 128)
     q, k, v = (torch.from_numpy(rng.standard_normal((Z, H, N, D))).to(where).to(torch.bfloat16)
                for _ in range(3))
     o = torch.zeros_like(q)
