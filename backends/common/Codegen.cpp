@@ -49,25 +49,33 @@ public:
 };
 } // namespace
 
+llvm::Error mlir::tile::runPassPipeline(llvm::Module &module,
+                                        llvm::TargetMachine &machine,
+                                        llvm::StringRef pipeline) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder builder(&machine);
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager passes;
+  if (llvm::Error error = builder.parsePassPipeline(passes, pipeline))
+    return error;
+  passes.run(module, mam);
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::string> mlir::tile::emitTargetAssembly(
     llvm::Module &module, llvm::TargetMachine &machine,
     llvm::function_ref<void(llvm::Module &)> beforeCodegen) {
   module.setTargetTriple(machine.getTargetTriple());
   module.setDataLayout(machine.createDataLayout());
-  {
-    llvm::LoopAnalysisManager lam;
-    llvm::FunctionAnalysisManager fam;
-    llvm::CGSCCAnalysisManager cgam;
-    llvm::ModuleAnalysisManager mam;
-    llvm::PassBuilder builder(&machine);
-    builder.registerModuleAnalyses(mam);
-    builder.registerCGSCCAnalyses(cgam);
-    builder.registerFunctionAnalyses(fam);
-    builder.registerLoopAnalyses(lam);
-    builder.crossRegisterProxies(lam, fam, cgam, mam);
-    builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
-        .run(module, mam);
-  }
+  if (llvm::Error error = runPassPipeline(module, machine, "default<O3>"))
+    return std::move(error);
   if (beforeCodegen)
     beforeCodegen(module);
   std::string assembly;

@@ -30,6 +30,11 @@ llvm::Expected<std::unique_ptr<llvm::Module>> translateForTarget(
     ModuleOp module, llvm::LLVMContext &context, llvm::TargetMachine &machine,
     llvm::function_ref<void(DialectRegistry &)> registerTranslations);
 
+/// Runs the LLVM passes `pipeline` (in opt's syntax: "default<O3>",
+/// "function(dce)") on `module`, for `machine`.
+llvm::Error runPassPipeline(llvm::Module &module, llvm::TargetMachine &machine,
+                            llvm::StringRef pipeline);
+
 /// Optimises `module` at O3 for `machine` (whose triple and data layout it
 /// takes) and prints its assembly; the code generator runs without
 /// straight-line strength reduction, quadratic in a block's length.

@@ -31,7 +31,6 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IR/ReplaceConstant.h"
 #include "llvm/MC/TargetRegistry.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
@@ -354,23 +353,10 @@ void prepareForCodegen(llvm::Module &module, llvm::TargetMachine &machine) {
   for (llvm::Function &function : module)
     if (!function.isDeclaration())
       cutLongBlocks(function);
-  {
-    llvm::LoopAnalysisManager lam;
-    llvm::FunctionAnalysisManager fam;
-    llvm::CGSCCAnalysisManager cgam;
-    llvm::ModuleAnalysisManager mam;
-    llvm::PassBuilder builder(&machine);
-    builder.registerModuleAnalyses(mam);
-    builder.registerCGSCCAnalyses(cgam);
-    builder.registerFunctionAnalyses(fam);
-    builder.registerLoopAnalyses(lam);
-    builder.crossRegisterProxies(lam, fam, cgam, mam);
-    llvm::ModulePassManager passes;
-    cantFail(builder.parsePassPipeline(
-        passes,
-        "function(slp-vectorizer,instcombine<no-verify-fixpoint>,dce)"));
-    passes.run(module, mam);
-  }
+  // Pipelines given as constants parse.
+  cantFail(runPassPipeline(
+      module, machine,
+      "function(slp-vectorizer,instcombine<no-verify-fixpoint>,dce)"));
   auto *fence = llvm::InlineAsm::get(
       llvm::FunctionType::get(llvm::Type::getVoidTy(module.getContext()),
                               false),

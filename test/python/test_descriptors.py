@@ -242,6 +242,13 @@ def test_matmul_through_descriptors(device, rng, M, N, K):
                                atol=1e-2)
 
 
+def skip_large_tiles_on_cpu(device, rows, columns):
+    """The CPU backend compiles tiles of over 64x64 slowly: a program's
+    tile is one thread's registers."""
+    if device == "cpu" and rows * columns > 64 * 64:
+        pytest.skip(f"{rows}x{columns} tiles compile slowly on the CPU backend")
+
+
 # Blocks and warps that Hopper's wgmma computes: on sm_90a the descriptor
 # loads become TMA copies, pipelined, in every swizzle (rows of 32, 64, 128
 # bytes and wider); blocks past the end read zeros.
@@ -252,8 +259,7 @@ def test_matmul_through_descriptors(device, rng, M, N, K):
 @pytest.mark.parametrize("warp_specialize", [False, True])
 def test_matmul_through_bulk_copies(device, rng, M, N, K, BM, BN, BK, warps, stages,
                                     warp_specialize):
-    if device == "cpu" and BM * BN > 64 * 64:
-        pytest.skip("the CPU backend compiles tiles of over 64x64 slowly (one thread a program)")
+    skip_large_tiles_on_cpu(device, BM, BN)
     a = rng.standard_normal((M, K)).astype(np.float16)
     b = rng.standard_normal((K, N)).astype(np.float16)
     expected = a.astype(np.float64) @ b.astype(np.float64)
@@ -280,6 +286,7 @@ def test_persistent_matmul(device, rng, warp_specialize, subtile, K):
     On sm_90a the accumulator restarts by the wgmma's scale-d, and C is
     stored by TMA in the fused loop; split into halves, the accumulator
     stays in its registers."""
+    skip_large_tiles_on_cpu(device, 128, 128)
     M, N = 320, 384
     a = rng.standard_normal((M, K)).astype(np.float16)
     b = rng.standard_normal((K, N)).astype(np.float16)
@@ -313,6 +320,7 @@ def test_attention_through_descriptors(device, rng, D, BM, BN, warps, causal, wa
     """Chained dots on wgmma (p from registers), K and V copied by TMA on
     sm_90a, K transposed in shared memory; with warp_specialize, by a
     warpgroup of their own, for both loops when causal."""
+    skip_large_tiles_on_cpu(device, BM, D)
     N = 256
     q, k, v = (rng.standard_normal((N, D)).astype(np.float16) for _ in range(3))
     o = np.zeros((N, D), np.float32)
