@@ -246,6 +246,23 @@ TEST(NVMMASharedLayout, MatchesTheHopperSwizzle) {
       }
 }
 
+TEST(DefaultBlockedLayout, OneThreadHoldsTheTensorAlongItsOrder) {
+  // A CPU program: one warp of one lane, whatever the contiguity.
+  BlockedParams rows = defaultBlockedParams({64, 32}, 32, 1, 1, 4);
+  EXPECT_EQ(rows.sizePerThread, (llvm::SmallVector<unsigned>{64, 32}));
+  EXPECT_EQ(rows.threadsPerWarp, (llvm::SmallVector<unsigned>{1, 1}));
+  EXPECT_EQ(rows.warpsPerCTA, (llvm::SmallVector<unsigned>{1, 1}));
+  EXPECT_EQ(rows.order, (llvm::SmallVector<unsigned>{1, 0}));
+  // Its registers run along the fastest dimension: a row of 32 first.
+  LinearLayout layout =
+      blockedLayout({64, 32}, rows.sizePerThread, rows.threadsPerWarp,
+                    rows.warpsPerCTA, rows.order);
+  EXPECT_EQ(layout.getNumConsecutive(kRegister, dimName(1)), 32);
+  BlockedParams columns = defaultBlockedParams({16, 8}, 16, 1, 1, 1, {0, 1});
+  EXPECT_EQ(columns.sizePerThread, (llvm::SmallVector<unsigned>{16, 8}));
+  EXPECT_EQ(columns.order, (llvm::SmallVector<unsigned>{0, 1}));
+}
+
 TEST(DefaultBlockedLayout, VectorisesTheContiguousDimension) {
   // fp32 vector add: 16-byte vectors, every lane and warp along the tensor.
   BlockedParams add = defaultBlockedParams({1024}, 32, 4, 32, 16);
