@@ -49,9 +49,13 @@ public:
 };
 } // namespace
 
-llvm::Error mlir::tile::runPassPipeline(llvm::Module &module,
-                                        llvm::TargetMachine &machine,
-                                        llvm::StringRef pipeline) {
+namespace {
+/// Runs on `module` the passes `build` gives, with `machine`'s analyses.
+llvm::Error
+runPasses(llvm::Module &module, llvm::TargetMachine &machine,
+          llvm::function_ref<
+              llvm::Expected<llvm::ModulePassManager>(llvm::PassBuilder &)>
+              build) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -62,11 +66,26 @@ llvm::Error mlir::tile::runPassPipeline(llvm::Module &module,
   builder.registerFunctionAnalyses(fam);
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager passes;
-  if (llvm::Error error = builder.parsePassPipeline(passes, pipeline))
-    return error;
-  passes.run(module, mam);
+  llvm::Expected<llvm::ModulePassManager> passes = build(builder);
+  if (!passes)
+    return passes.takeError();
+  passes->run(module, mam);
   return llvm::Error::success();
+}
+} // namespace
+
+llvm::Error mlir::tile::runPassPipeline(llvm::Module &module,
+                                        llvm::TargetMachine &machine,
+                                        llvm::StringRef pipeline) {
+  return runPasses(module, machine,
+                   [&](llvm::PassBuilder &builder)
+                       -> llvm::Expected<llvm::ModulePassManager> {
+                     llvm::ModulePassManager passes;
+                     if (llvm::Error error =
+                             builder.parsePassPipeline(passes, pipeline))
+                       return std::move(error);
+                     return std::move(passes);
+                   });
 }
 
 llvm::Expected<std::string> mlir::tile::emitTargetAssembly(
@@ -74,7 +93,15 @@ llvm::Expected<std::string> mlir::tile::emitTargetAssembly(
     llvm::function_ref<void(llvm::Module &)> beforeCodegen) {
   module.setTargetTriple(machine.getTargetTriple());
   module.setDataLayout(machine.createDataLayout());
-  if (llvm::Error error = runPassPipeline(module, machine, "default<O3>"))
+  // The O3 pipeline as built (its text form, "default<O3>", adds the SLP
+  // vectoriser, whose time grows with the square of a block's length).
+  if (llvm::Error error =
+          runPasses(module, machine,
+                    [](llvm::PassBuilder &builder)
+                        -> llvm::Expected<llvm::ModulePassManager> {
+                      return builder.buildPerModuleDefaultPipeline(
+                          llvm::OptimizationLevel::O3);
+                    }))
     return std::move(error);
   if (beforeCodegen)
     beforeCodegen(module);

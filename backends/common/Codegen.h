@@ -30,8 +30,8 @@ llvm::Expected<std::unique_ptr<llvm::Module>> translateForTarget(
     ModuleOp module, llvm::LLVMContext &context, llvm::TargetMachine &machine,
     llvm::function_ref<void(DialectRegistry &)> registerTranslations);
 
-/// Runs the LLVM passes `pipeline` (in opt's syntax: "default<O3>",
-/// "function(dce)") on `module`, for `machine`.
+/// Runs the LLVM passes `pipeline` (in opt's syntax: "function(dce)") on
+/// `module`, for `machine`.
 llvm::Error runPassPipeline(llvm::Module &module, llvm::TargetMachine &machine,
                             llvm::StringRef pipeline);
 
