@@ -23,14 +23,14 @@
 using namespace mlir;
 using namespace mlir::tile;
 
-namespace {
-
-/// `acc * scale + add`: one step of a row-major linearisation.
-Value mulAdd(OpBuilder &b, Location loc, Value acc, int64_t scale, Value add) {
+Value mlir::tile::mulAdd(OpBuilder &b, Location loc, Value acc, int64_t scale,
+                         Value add) {
   return arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, acc, i32Constant(b, loc, scale)),
       add);
 }
+
+namespace {
 
 /// The shared-memory address of operand `operand` in slot `slot`, slots of
 /// `slotBytes` holding operands of `operandBytes` each.

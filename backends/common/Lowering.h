@@ -108,6 +108,8 @@ Value emitIsCanonicalThread(OpBuilder &b, Location loc,
 bool isDuplicateRegister(const LinearLayout &layout, unsigned reg);
 
 Value i32Constant(OpBuilder &b, Location loc, int64_t value);
+/// `acc * scale + add` (i32): one step of a row-major linearisation.
+Value mulAdd(OpBuilder &b, Location loc, Value acc, int64_t scale, Value add);
 /// The address of byte `byteOffset` (an i32 value) of the scratch of the op
 /// being lowered (LoweringState::requireScratch).
 Value sharedAddress(OpBuilder &b, Location loc, const LoweringState &state,

@@ -129,13 +129,8 @@ public:
       rewriter.setInsertionPoint(forOp.getBody()->getTerminator());
       body(forOp.getInductionVar());
     };
-    // outer * extent + inner (i32).
     auto flatten = [&](Value outer, int64_t extent, Value inner) {
-      return arith::AddIOp::create(
-          rewriter, loc,
-          arith::MulIOp::create(rewriter, loc, outer,
-                                i32Constant(rewriter, loc, extent)),
-          inner);
+      return mulAdd(rewriter, loc, outer, extent, inner);
     };
     unsigned rank = cType.getRank();
     int64_t rows = acc.shape[rank - 2], columns = acc.shape[rank - 1];
