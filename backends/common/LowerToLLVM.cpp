@@ -456,6 +456,18 @@ std::optional<WarpRegion> mlir::tile::warpsAt(Block *block) {
 // Default global memory accesses: branches around plain loads and stores
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// The alignment of an access of `type` (a scalar or a vector) to global
+/// memory: its element's where `target` has unaligned accesses, else its own.
+unsigned accessAlignment(const TargetInfo &target, Type type) {
+  unsigned bytes = storageBytes(getElementTypeOrSelf(type));
+  auto vector = dyn_cast<VectorType>(type);
+  if (!vector || target.hasUnalignedAccesses())
+    return bytes;
+  return bytes * vector.getNumElements();
+}
+} // namespace
+
 Value TargetInfo::loadGlobal(OpBuilder &b, Location loc, Value ptr, Type type,
                              Value pred, Value other, CacheModifier,
                              EvictionPolicy, bool isVolatile) const {
@@ -464,26 +476,19 @@ Value TargetInfo::loadGlobal(OpBuilder &b, Location loc, Value ptr, Type type,
   auto branch = scf::IfOp::create(
       b, loc, pred,
       [&](OpBuilder &b, Location loc) {
-        unsigned bytes = storageBytes(getElementTypeOrSelf(type)) *
-                         (isa<VectorType>(type)
-                              ? cast<VectorType>(type).getNumElements()
-                              : 1);
-        Value v = LLVM::LoadOp::create(b, loc, type, ptr, bytes, isVolatile);
+        Value v = LLVM::LoadOp::create(
+            b, loc, type, ptr, accessAlignment(*this, type), isVolatile);
         scf::YieldOp::create(b, loc, v);
       },
       [&](OpBuilder &b, Location loc) { scf::YieldOp::create(b, loc, other); });
   return branch.getResult(0);
 }
 
-void TargetInfo::storeGlobal(OpBuilder &b, Location loc, Value ptr,
-                             Value value, Value pred, CacheModifier,
-                             EvictionPolicy) const {
-  Type type = value.getType();
-  unsigned bytes =
-      storageBytes(getElementTypeOrSelf(type)) *
-      (isa<VectorType>(type) ? cast<VectorType>(type).getNumElements() : 1);
+void TargetInfo::storeGlobal(OpBuilder &b, Location loc, Value ptr, Value value,
+                             Value pred, CacheModifier, EvictionPolicy) const {
   scf::IfOp::create(b, loc, pred, [&](OpBuilder &b, Location loc) {
-    LLVM::StoreOp::create(b, loc, value, ptr, bytes);
+    LLVM::StoreOp::create(b, loc, value, ptr,
+                          accessAlignment(*this, value.getType()));
     scf::YieldOp::create(b, loc);
   });
 }

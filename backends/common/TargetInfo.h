@@ -106,7 +106,8 @@ public:
   /// aligned as hasUnalignedAccesses() says) through the global pointer `ptr`
   /// where `pred` holds (i1, or with hasElementMasks() a vector of i1 for a
   /// vector `type`); the result is `other` (of `type`, or undefined when null)
-  /// elsewhere.
+  /// elsewhere. The defaults branch around one plain access, so they take an
+  /// i1 only: a target with element masks overrides both.
   virtual Value loadGlobal(OpBuilder &b, Location loc, Value ptr, Type type,
                            Value pred, Value other, CacheModifier cache,
                            EvictionPolicy evict, bool isVolatile) const;

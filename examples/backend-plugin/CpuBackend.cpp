@@ -110,6 +110,15 @@ Value orSink(OpBuilder &b, Location loc, Value ptr, Value pred) {
   return LLVM::SelectOp::create(b, loc, pred, ptr, sink);
 }
 
+/// A load of the scalar `type` at `ptr` where `pred` (i1) holds, else of
+/// the sink; `other` (when not null) where `pred` does not hold.
+Value loadScalar(OpBuilder &b, Location loc, Value ptr, Type type, Value pred,
+                 Value other, bool isVolatile) {
+  Value loaded = LLVM::LoadOp::create(b, loc, type, orSink(b, loc, ptr, pred),
+                                      elementBytes(type), isVolatile);
+  return other ? LLVM::SelectOp::create(b, loc, pred, loaded, other) : loaded;
+}
+
 /// rsqrt as 1 / sqrt: libm has no rsqrt (MathToLibm names LLVM libc's).
 struct RsqrtAsDivision : OpRewritePattern<math::RsqrtOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -170,19 +179,33 @@ public:
   bool hasElementMasks() const override { return true; }
   bool hasUnalignedAccesses() const override { return true; }
   Value loadGlobal(OpBuilder &b, Location loc, Value ptr, Type type, Value pred,
-                   Value other, CacheModifier cache, EvictionPolicy evict,
+                   Value other, CacheModifier, EvictionPolicy,
                    bool isVolatile) const override {
-    if (isVolatile)
-      return TargetInfo::loadGlobal(b, loc, ptr, type, pred, other, cache,
-                                    evict, isVolatile);
-    if (auto vector = dyn_cast<VectorType>(type))
+    auto vector = dyn_cast<VectorType>(type);
+    if (!vector)
+      return loadScalar(b, loc, ptr, type, pred, other, isVolatile);
+    if (!isVolatile)
       return LLVM::MaskedLoadOp::create(
           b, loc, vector, ptr, splat(b, loc, pred, vector.getNumElements()),
           other ? other : LLVM::ZeroOp::create(b, loc, vector),
           elementBytes(type));
-    Value loaded = LLVM::LoadOp::create(b, loc, type, orSink(b, loc, ptr, pred),
-                                        elementBytes(type));
-    return other ? LLVM::SelectOp::create(b, loc, pred, loaded, other) : loaded;
+    // LLVM's masked loads are never volatile: element by element.
+    Type element = vector.getElementType();
+    Value result = other ? other : LLVM::ZeroOp::create(b, loc, vector);
+    for (unsigned i = 0, n = vector.getNumElements(); i < n; ++i) {
+      Value index = i32(b, loc, i);
+      Value at = LLVM::GEPOp::create(b, loc, ptr.getType(), element, ptr,
+                                     ArrayRef<LLVM::GEPArg>{int32_t(i)});
+      Value bit = isa<VectorType>(pred.getType())
+                      ? LLVM::ExtractElementOp::create(b, loc, pred, index)
+                      : pred;
+      Value old = LLVM::ExtractElementOp::create(b, loc, result, index);
+      result = LLVM::InsertElementOp::create(
+          b, loc, result,
+          loadScalar(b, loc, at, element, bit, old, /*isVolatile=*/true),
+          index);
+    }
+    return result;
   }
   void storeGlobal(OpBuilder &b, Location loc, Value ptr, Value value,
                    Value pred, CacheModifier, EvictionPolicy) const override {

@@ -44,6 +44,22 @@ def test_vector_add(cpu):
     np.testing.assert_array_equal(out, x + y)
 
 
+
+@tessera.jit
+def volatile_copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=-1.0, volatile=True)
+    tl.store(out_ptr + offs, x)
+
+
+def test_volatile_loads_of_an_unaligned_view(cpu):
+    # Element by element: an element's alignment only, each lane masked.
+    x = np.arange(65, dtype=np.float32)[1:]
+    assert x.ctypes.data % 16 != 0
+    out = np.zeros(32, np.float32)
+    volatile_copy_kernel[(1,)](x, out, 29, BLOCK=32)
+    np.testing.assert_array_equal(out, np.where(np.arange(32) < 29, x[:32], -1.0))
+
 @tessera.jit
 def softmax_kernel(out_ptr, in_ptr, stride, n_cols, BLOCK: tl.constexpr):
     row = tl.program_id(0)
