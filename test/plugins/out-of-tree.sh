@@ -2,7 +2,7 @@
 # Installs the build tree $1 into $2/sdk, builds test/plugins and the CPU
 # backend (examples/backend-plugin) against it as projects of their own
 # (find_package(Tessera)), loads them in the installed tessera-opt and
-# tessera-compile and in Python, and runs kernels on the CPU backend.
+# tessera-compile and in Python, and runs the Python suite on the CPU backend.
 #   test/plugins/out-of-tree.sh <build dir> <work dir> [python]
 set -euo pipefail
 source=$(cd "$(dirname "$0")/../.." && pwd)
@@ -71,11 +71,9 @@ cpu=$work/cpu/libtessera_cpu.so
 "$sdk/tessera-compile" "$work/vector_add.mlir" --load-backend="$cpu" --target=cpu:native \
   --emit=bin -o "$work/vector_add.o"
 head -c 4 "$work/vector_add.o" | grep -q "ELF"  # a relocatable object
-# Kernels on the CPU backend (test_cpu_backend.py). The whole suite runs
-# on it with `pytest python --device=cpu`, not yet here: the profiler's
-# tests assume a CUDA or HIP device, and a launch in test_more_ops crashed
-# once in a whole-suite run.
+# The Python suite on the CPU backend: its kernels through the plugin's
+# driver (TESSERA_DEVICE=cpu), and test_cpu_backend.py.
 cd "$source/test"
-TESSERA_CPU_PLUGIN="$cpu" PYTHONPATH="$build/python" "$python" -m pytest -q -p no:cacheprovider \
-  python/test_cpu_backend.py
-echo "ran kernels on the CPU backend"
+TESSERA_CPU_PLUGIN="$cpu" TESSERA_BACKEND_PLUGINS="$cpu" PYTHONPATH="$build/python" \
+  "$python" -m pytest -q -p no:cacheprovider python --device=cpu
+echo "ran the Python suite on the CPU backend"

@@ -82,6 +82,10 @@ def device(request, monkeypatch):
     if name != "interpreter":
         monkeypatch.setenv("TESSERA_DEVICE", name)
         from tessera.runtime import gpu
+        # What gpu found before is found again for this device, and kept
+        # from the tests after (which may name none).
+        monkeypatch.setattr(gpu, "_platform", None)
+        monkeypatch.setattr(gpu, "_available", None)
         if gpu.platform() != name or not gpu.available():
             pytest.skip(f"no {name} device here")
         not_on_cpu = request.node.get_closest_marker("not_on_cpu")

@@ -209,3 +209,25 @@ def test_the_backend_compiles_for_the_host_ahead_of_time(cpu):
     assert compiled.asm["obj"][:4] == b"\x7fELF"
     assert "add_kernel:" in compiled.asm["asm"]
     assert compiled.metadata["warp_size"] == 1
+
+
+def test_launches_are_profiled_with_events(cpu, tmp_path):
+    import json
+    import tessera.profiler as proton
+    x = np.arange(1000, dtype=np.float32)
+    out = np.zeros_like(x)
+    # No tracer traces the CPU: asking for one says so, and events time it.
+    with pytest.warns(RuntimeWarning, match="backend 'cupti' is not available "
+                                            r"\(it traces NVIDIA GPUs, this is cpu\)"):
+        proton.start(str(tmp_path / "cpu"), backend="cupti")
+    with proton.scope("add"):
+        add_kernel[(1,)](x, x, out, 1000, BLOCK=1024)
+    proton.finalize()
+    np.testing.assert_array_equal(out, 2 * x)
+    with open(tmp_path / "cpu.hatchet") as f:
+        profile = json.load(f)
+    kernel = profile[0]["children"][0]["children"][0]
+    assert kernel["frame"]["name"] == "add_kernel"
+    assert kernel["metrics"]["device_type"] == "CPU" and kernel["metrics"]["count"] == 1
+    device = profile[1]["CPU"][kernel["metrics"]["device_id"]]
+    assert device["timing"] == "events" and device["name"].startswith("host CPU")

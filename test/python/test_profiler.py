@@ -566,6 +566,7 @@ def test_gpu_launches_are_timed(device, tmp_path, arrays):
     assert len(events) == 3 and all(e["dur"] > 0 for e in events)
 
 
+@pytest.mark.not_on_cpu("traces the kernels of CUDA and HIP GPUs")
 def test_the_tracer_times_torch_kernels_beside_tesseras(device, tmp_path):
     if device == "interpreter":
         pytest.skip("traces GPU kernels: run with --device=cuda or --device=hip")
@@ -594,6 +595,7 @@ def test_the_tracer_times_torch_kernels_beside_tesseras(device, tmp_path):
     assert devices[device.upper()][ours["device_id"]]["timing"] == backend
 
 
+@pytest.mark.not_on_cpu("launches with torch tensors on the GPU")
 def test_gpu_launches_of_the_fast_path_are_recorded(device, tmp_path):
     """Launches the C++ path makes (torch tensors on the GPU) come to the
     hook while a session is active, and go back to that path after."""
@@ -642,9 +644,9 @@ def unscoped_kernel(x_ptr, n, STEPS: tl.constexpr, BLOCK: tl.constexpr):
 
 
 def _warps(device):
-    """Warps that record per program: the host interpreter runs a program
-    as one; on a GPU, the default num_warps."""
-    return 1 if device == "interpreter" else 4
+    """Warps that record per program: the host interpreter and the CPU
+    backend run a program as one; on a GPU, the default num_warps."""
+    return 1 if device in ("interpreter", "cpu") else 4
 
 
 def test_instrumented_scopes_are_recorded_per_warp(device, tmp_path, capsys):

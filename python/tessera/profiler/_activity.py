@@ -72,16 +72,16 @@ def running():
 
 def start(backend):
     """Starts the platform's tracer for a session unless it runs; returns
-    whether it runs. With `backend` None it is tried where there is a GPU,
-    silently; "cupti" or "roctracer" ask for it, and a warning says why it
+    whether it runs. With `backend` None it is tried where there is a GPU
+    of a platform that has one (not a backend plugin's), silently; "cupti" or "roctracer" ask for it, and a warning says why it
     cannot be used."""
     global _tracer, _offset
     if _tracer is not None:
         return True
     platform = gpu.platform()
-    if backend is None and not gpu.available():
+    if backend is None and (platform not in BACKENDS or not gpu.available()):
         return False
-    if backend is not None and BACKENDS[platform] != backend:
+    if backend is not None and BACKENDS.get(platform) != backend:
         why = f"it traces {'NVIDIA' if backend == 'cupti' else 'AMD'} GPUs, this is {platform}"
     else:
         try:

@@ -67,10 +67,11 @@ class _Frame:
 
 
 def device_type(device):
-    """"HOST" for the host interpreter (None), else "CUDA" or "HIP"."""
+    """"HOST" for the host interpreter (None), else the platform in capitals:
+    "CUDA", "HIP", or a backend plugin's ("CPU")."""
     if device is None:
         return "HOST"
-    return "CUDA" if gpu.platform() == "cuda" else "HIP"
+    return gpu.platform().upper()
 
 
 def device_info(sources):
