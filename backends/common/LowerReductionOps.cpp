@@ -663,29 +663,29 @@ public:
   }
 };
 
-/// `value` in the dot's accumulator type `type`.
-Value widen(OpBuilder &b, Location loc, Value value, Type type) {
-  Type from = value.getType();
-  if (from == type)
+} // namespace
+
+Value mlir::tile::convertDotOperand(OpBuilder &b, Location loc, Value value,
+                                    Type type) {
+  if (value.getType() == type)
     return value;
-  if (isa<FloatType>(type)) {
+  Type from = getElementTypeOrSelf(value), to = getElementTypeOrSelf(type);
+  if (isa<FloatType>(to)) {
     if (!isa<FloatType>(from))
       return arith::SIToFPOp::create(b, loc, type, value);
-    if (from.getIntOrFloatBitWidth() < type.getIntOrFloatBitWidth())
+    if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
       return arith::ExtFOp::create(b, loc, type, value);
     return arith::TruncFOp::create(b, loc, type, value);
   }
   return arith::ExtSIOp::create(b, loc, type, value);
 }
 
-} // namespace
-
 Value mlir::tile::multiplyAdd(OpBuilder &b, Location loc, Value x, Value y,
                               Value acc) {
   Type type = acc.getType();
-  x = widen(b, loc, x, type);
-  y = widen(b, loc, y, type);
-  if (isa<FloatType>(type))
+  x = convertDotOperand(b, loc, x, type);
+  y = convertDotOperand(b, loc, y, type);
+  if (isa<FloatType>(getElementTypeOrSelf(type)))
     return math::FmaOp::create(b, loc, x, y, acc);
   return arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, x, y),
                                acc);

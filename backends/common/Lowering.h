@@ -189,8 +189,12 @@ Value shuffleIndex(OpBuilder &b, Location loc, const TargetInfo &target,
 void emitIf(OpBuilder &b, Location loc, Value cond,
             llvm::function_ref<void()> body);
 
+/// `value`, an operand of a dot, in its accumulator's type `type`, as the
+/// dot's multiply-adds convert it (scalars, or vectors of one shape).
+Value convertDotOperand(OpBuilder &b, Location loc, Value value, Type type);
 /// `acc` + `x` * `y`, with `x` and `y` converted to `acc`'s type (fused for
-/// floats): a dot's step on scalars.
+/// floats): a dot's step on scalars, or element by element on vectors of one
+/// shape.
 Value multiplyAdd(OpBuilder &b, Location loc, Value x, Value y, Value acc);
 
 /// Applies the combiner region of a reduce or scan to `lhs` and `rhs`.

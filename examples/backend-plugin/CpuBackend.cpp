@@ -133,6 +133,18 @@ struct RsqrtAsDivision : OpRewritePattern<math::RsqrtOp> {
   }
 };
 
+/// fma as LLVM's intrinsic (the CPU's fused multiply-add, on vectors too),
+/// not libm's fma.
+struct FmaAsIntrinsic : OpRewritePattern<math::FmaOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::FmaOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<LLVM::FMAOp>(op, op.getA(), op.getB(),
+                                             op.getC());
+    return success();
+  }
+};
+
 /// The shared lowering's hooks for one-lane warps on the host.
 class CpuTargetInfo : public TargetInfo {
 public:
@@ -240,8 +252,10 @@ public:
   }
   void populateMathPatterns(LLVMTypeConverter &,
                             RewritePatternSet &patterns) const override {
-    // libm's functions, called (before LLVM's intrinsics, which lack some).
-    patterns.add<RsqrtAsDivision>(patterns.getContext(), /*benefit=*/3);
+    // libm's functions, called (before LLVM's intrinsics, which lack
+    // some), but for fma and rsqrt.
+    patterns.add<RsqrtAsDivision, FmaAsIntrinsic>(patterns.getContext(),
+                                                  /*benefit=*/3);
     populateMathToLibmConversionPatterns(patterns, /*benefit=*/2);
   }
   void markKernel(LLVM::LLVMFuncOp func, unsigned) const override {

@@ -5,8 +5,9 @@
 // K step, would be M*N*K operations of straight-line code: seconds of LLVM
 // at 32x32x32, minutes at 64x64x64. Here the operands and the accumulator go
 // to the program's shared memory, row-major, and the dot becomes a loop nest
-// over them whose innermost loop runs along a row of B and of the result,
-// which LLVM vectorises. Every element of the result gets the same
+// over them: for each row of the result and chunk of that row (a vector of
+// up to four registers), the K steps carry the chunk and add a row of B's
+// chunk times an element of A. Every element of the result gets the same
 // multiply-adds in the same order as in the shared lowering.
 //
 //===----------------------------------------------------------------------===//
@@ -47,6 +48,14 @@ struct Buffer {
   unsigned vectorWidth() const {
     return unsigned(std::min<int64_t>(shape.back(), std::max(1u, 64 / bytes)));
   }
+  /// Elements of a row that one vector of the dot's loop holds: up to
+  /// 256 bytes (four 64-byte registers), a divisor of the row.
+  unsigned chunkWidth() const {
+    int64_t width = std::min<int64_t>(shape.back(), std::max(1u, 256 / bytes));
+    while (shape.back() % width)
+      --width;
+    return unsigned(width);
+  }
   int64_t index(ArrayRef<int32_t> coords) const {
     int64_t index = 0;
     for (auto [coord, extent] : llvm::zip_equal(coords, shape))
@@ -71,14 +80,13 @@ public:
         !heldByOneThread(*c))
       return failure();
     Location loc = op.getLoc();
-    Type aElement = convertElement(aType), bElement = convertElement(bType),
-         accElement = convertElement(cType);
-    // The accumulator first, then A and B, each on a cache line of its own.
-    Buffer acc{cType.getShape(), 0, storageBytes(accElement)};
-    Buffer x{aType.getShape(), int64_t(llvm::alignTo(acc.end(), 64)),
-             storageBytes(aElement)};
-    Buffer y{bType.getShape(), int64_t(llvm::alignTo(x.end(), 64)),
-             storageBytes(bElement)};
+    Type accElement = convertElement(cType);
+    // The accumulator first, then A and B in its type, each on a cache line
+    // of its own.
+    unsigned bytes = storageBytes(accElement);
+    Buffer acc{cType.getShape(), 0, bytes};
+    Buffer x{aType.getShape(), int64_t(llvm::alignTo(acc.end(), 64)), bytes};
+    Buffer y{bType.getShape(), int64_t(llvm::alignTo(x.end(), 64)), bytes};
     state.requireScratch(rewriter, y.end());
 
     auto address = [&](const Buffer &buffer, Value index) {
@@ -115,12 +123,19 @@ public:
                               vectorAddress(buffer, i), buffer.bytes);
       }
     };
+    auto converted = [&](ValueRange values) {
+      SmallVector<Value> result;
+      for (Value value : values)
+        result.push_back(convertDotOperand(rewriter, loc, value, accElement));
+      return result;
+    };
     store(acc, *c, adaptor.getC());
-    store(x, *a, adaptor.getA());
-    store(y, *b, adaptor.getB());
+    store(x, *a, converted(adaptor.getA()));
+    store(y, *b, converted(adaptor.getB()));
 
-    // for batch, row, step, column: acc[row][column] += x[row][step] *
-    // y[step][column].
+    // for batch, row, chunk of the row's columns, step:
+    // acc[row][chunk] += x[row][step] * y[step][chunk], the chunk of acc in
+    // a vector that the steps carry.
     auto loop = [&](int64_t extent, llvm::function_ref<void(Value)> body) {
       auto forOp = scf::ForOp::create(
           rewriter, loc, i32Constant(rewriter, loc, 0),
@@ -132,27 +147,44 @@ public:
     auto flatten = [&](Value outer, int64_t extent, Value inner) {
       return mulAdd(rewriter, loc, outer, extent, inner);
     };
+    unsigned width = acc.chunkWidth();
+    Type chunkType =
+        width == 1 ? accElement : VectorType::get(width, accElement);
+    // `width` elements from `buffer`, at an element index.
+    auto loadChunk = [&](const Buffer &buffer, Value index) {
+      return LLVM::LoadOp::create(rewriter, loc, chunkType,
+                                  address(buffer, index), bytes);
+    };
     unsigned rank = cType.getRank();
     int64_t rows = acc.shape[rank - 2], columns = acc.shape[rank - 1];
     int64_t steps = aType.getShape()[rank - 1];
     loop(rank == 3 ? acc.shape[0] : 1, [&](Value batch) {
       loop(rows, [&](Value row) {
         Value accRow = flatten(batch, rows, row);
-        loop(steps, [&](Value step) {
-          Value lhs =
-              loadShared(rewriter, loc,
-                         address(x, flatten(accRow, steps, step)), aElement);
-          Value yRow = flatten(batch, steps, step);
-          loop(columns, [&](Value column) {
-            Value rhs = loadShared(rewriter, loc,
-                                   address(y, flatten(yRow, columns, column)),
-                                   bElement);
-            Value target = address(acc, flatten(accRow, columns, column));
-            Value sum =
-                multiplyAdd(rewriter, loc, lhs, rhs,
-                            loadShared(rewriter, loc, target, accElement));
-            storeShared(rewriter, loc, target, sum);
-          });
+        loop(columns / width, [&](Value chunk) {
+          Value column = arith::MulIOp::create(
+              rewriter, loc, chunk, i32Constant(rewriter, loc, width));
+          Value target = flatten(accRow, columns, column);
+          auto stepLoop = scf::ForOp::create(
+              rewriter, loc, i32Constant(rewriter, loc, 0),
+              i32Constant(rewriter, loc, steps), i32Constant(rewriter, loc, 1),
+              ValueRange{loadChunk(acc, target)},
+              [&](OpBuilder &b, Location loc, Value step, ValueRange sums) {
+                Value lhs =
+                    loadShared(b, loc, address(x, flatten(accRow, steps, step)),
+                               accElement);
+                Value rhs = loadChunk(
+                    y, flatten(flatten(batch, steps, step), columns, column));
+                scf::YieldOp::create(
+                    b, loc,
+                    multiplyAdd(b, loc,
+                                packVector(b, loc,
+                                           SmallVector<Value>(width, lhs),
+                                           chunkType),
+                                rhs, sums.front()));
+              });
+          LLVM::StoreOp::create(rewriter, loc, stepLoop.getResult(0),
+                                address(acc, target), bytes);
         });
       });
     });
