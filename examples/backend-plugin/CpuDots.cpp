@@ -80,13 +80,14 @@ public:
         !heldByOneThread(*c))
       return failure();
     Location loc = op.getLoc();
-    Type accElement = convertElement(cType);
-    // The accumulator first, then A and B in its type, each on a cache line
-    // of its own.
-    unsigned bytes = storageBytes(accElement);
-    Buffer acc{cType.getShape(), 0, bytes};
-    Buffer x{aType.getShape(), int64_t(llvm::alignTo(acc.end(), 64)), bytes};
-    Buffer y{bType.getShape(), int64_t(llvm::alignTo(x.end(), 64)), bytes};
+    Type aElement = convertElement(aType), bElement = convertElement(bType),
+         accElement = convertElement(cType);
+    // The accumulator first, then A and B, each on a cache line of its own.
+    Buffer acc{cType.getShape(), 0, storageBytes(accElement)};
+    Buffer x{aType.getShape(), int64_t(llvm::alignTo(acc.end(), 64)),
+             storageBytes(aElement)};
+    Buffer y{bType.getShape(), int64_t(llvm::alignTo(x.end(), 64)),
+             storageBytes(bElement)};
     state.requireScratch(rewriter, y.end());
 
     auto address = [&](const Buffer &buffer, Value index) {
@@ -123,15 +124,9 @@ public:
                               vectorAddress(buffer, i), buffer.bytes);
       }
     };
-    auto converted = [&](ValueRange values) {
-      SmallVector<Value> result;
-      for (Value value : values)
-        result.push_back(convertDotOperand(rewriter, loc, value, accElement));
-      return result;
-    };
     store(acc, *c, adaptor.getC());
-    store(x, *a, converted(adaptor.getA()));
-    store(y, *b, converted(adaptor.getB()));
+    store(x, *a, adaptor.getA());
+    store(y, *b, adaptor.getB());
 
     // for batch, row, chunk of the row's columns, step:
     // acc[row][chunk] += x[row][step] * y[step][chunk], the chunk of acc in
@@ -150,10 +145,23 @@ public:
     unsigned width = acc.chunkWidth();
     Type chunkType =
         width == 1 ? accElement : VectorType::get(width, accElement);
-    // `width` elements from `buffer`, at an element index.
-    auto loadChunk = [&](const Buffer &buffer, Value index) {
-      return LLVM::LoadOp::create(rewriter, loc, chunkType,
-                                  address(buffer, index), bytes);
+    // `width` elements of `element` from `buffer` at an element index, in
+    // the accumulator's type: as a vector where LLVM converts one, else
+    // element by element (fp8, converted in software).
+    auto loadChunk = [&](const Buffer &buffer, Value index, Type element) {
+      Type memory = memoryType(element);
+      Value loaded = LLVM::LoadOp::create(
+          rewriter, loc, width == 1 ? memory : VectorType::get(width, memory),
+          address(buffer, index), buffer.bytes);
+      if (LLVM::isCompatibleType(element))
+        return convertDotOperand(rewriter, loc, loaded, chunkType);
+      SmallVector<Value> elements;
+      unpackVector(rewriter, loc, loaded, width, elements);
+      for (Value &value : elements)
+        value = convertDotOperand(rewriter, loc,
+                                  fromMemory(rewriter, loc, value, element),
+                                  accElement);
+      return packVector(rewriter, loc, elements, chunkType);
     };
     unsigned rank = cType.getRank();
     int64_t rows = acc.shape[rank - 2], columns = acc.shape[rank - 1];
@@ -168,13 +176,16 @@ public:
           auto stepLoop = scf::ForOp::create(
               rewriter, loc, i32Constant(rewriter, loc, 0),
               i32Constant(rewriter, loc, steps), i32Constant(rewriter, loc, 1),
-              ValueRange{loadChunk(acc, target)},
+              ValueRange{loadChunk(acc, target, accElement)},
               [&](OpBuilder &b, Location loc, Value step, ValueRange sums) {
-                Value lhs =
+                Value lhs = convertDotOperand(
+                    b, loc,
                     loadShared(b, loc, address(x, flatten(accRow, steps, step)),
-                               accElement);
+                               aElement),
+                    accElement);
                 Value rhs = loadChunk(
-                    y, flatten(flatten(batch, steps, step), columns, column));
+                    y, flatten(flatten(batch, steps, step), columns, column),
+                    bElement);
                 scf::YieldOp::create(
                     b, loc,
                     multiplyAdd(b, loc,
@@ -184,7 +195,7 @@ public:
                                 rhs, sums.front()));
               });
           LLVM::StoreOp::create(rewriter, loc, stepLoop.getResult(0),
-                                address(acc, target), bytes);
+                                address(acc, target), acc.bytes);
         });
       });
     });

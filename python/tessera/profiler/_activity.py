@@ -72,9 +72,9 @@ def running():
 
 def start(backend):
     """Starts the platform's tracer for a session unless it runs; returns
-    whether it runs. With `backend` None it is tried where there is a GPU
-    of a platform that has one (not a backend plugin's), silently; "cupti" or "roctracer" ask for it, and a warning says why it
-    cannot be used."""
+    whether it runs. With `backend` None it is tried where there is a GPU of
+    a platform that has one (not a backend plugin's), silently; "cupti" or
+    "roctracer" ask for it, and a warning says why it cannot be used."""
     global _tracer, _offset
     if _tracer is not None:
         return True
