@@ -3,6 +3,7 @@ named by TESSERA_CPU_PLUGIN (test/plugins/out-of-tree.sh builds and names
 it): kernels on numpy arrays with TESSERA_DEVICE=cpu, against numpy and the
 host interpreter. Skipped where the plugin is not built."""
 
+import json
 import os
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 
 import tessera
 import tessera.language as tl
+import tessera.profiler as proton
 from tessera.runtime import gpu
 
 
@@ -44,7 +46,6 @@ def test_vector_add(cpu):
     np.testing.assert_array_equal(out, x + y)
 
 
-
 @tessera.jit
 def volatile_copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
@@ -59,6 +60,7 @@ def test_volatile_loads_of_an_unaligned_view(cpu):
     out = np.zeros(32, np.float32)
     volatile_copy_kernel[(1,)](x, out, 29, BLOCK=32)
     np.testing.assert_array_equal(out, np.where(np.arange(32) < 29, x[:32], -1.0))
+
 
 @tessera.jit
 def softmax_kernel(out_ptr, in_ptr, stride, n_cols, BLOCK: tl.constexpr):
@@ -212,8 +214,6 @@ def test_the_backend_compiles_for_the_host_ahead_of_time(cpu):
 
 
 def test_launches_are_profiled_with_events(cpu, tmp_path):
-    import json
-    import tessera.profiler as proton
     x = np.arange(1000, dtype=np.float32)
     out = np.zeros_like(x)
     # No tracer traces the CPU: asking for one says so, and events time it.
