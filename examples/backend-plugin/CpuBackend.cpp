@@ -47,6 +47,21 @@ LogicalResult keepLoopCarriedTilesInMemory(ModuleOp module);
 void populateCpuDotPatterns(TypeConverter &converter,
                             RewritePatternSet &patterns, LoweringState &state);
 
+/// `value` as a vector: itself where it is one, else `lanes` copies (also
+/// CpuDots.cpp's).
+Value splat(OpBuilder &b, Location loc, Value value, unsigned lanes) {
+  if (isa<VectorType>(value.getType()))
+    return value;
+  Value vector = LLVM::InsertElementOp::create(
+      b, loc,
+      LLVM::PoisonOp::create(b, loc, VectorType::get({lanes}, value.getType())),
+      value, i32Constant(b, loc, 0));
+  if (lanes == 1)
+    return vector;
+  return LLVM::ShuffleVectorOp::create(b, loc, vector, vector,
+                                       SmallVector<int32_t>(lanes, 0));
+}
+
 namespace {
 
 llvm::Error cpuError(const llvm::Twine &message) {
@@ -62,24 +77,6 @@ Value callRuntime(OpBuilder &b, Location loc, StringRef name, Type result,
                               LLVM::LLVMFunctionType::get(result, params));
   auto call = LLVM::CallOp::create(b, loc, func, args);
   return call.getNumResults() ? call.getResult() : Value();
-}
-
-Value i32(OpBuilder &b, Location loc, int64_t value) {
-  return arith::ConstantIntOp::create(b, loc, value, 32);
-}
-
-/// `value` as a vector: itself where it is one, else `lanes` copies.
-Value splat(OpBuilder &b, Location loc, Value value, unsigned lanes) {
-  if (isa<VectorType>(value.getType()))
-    return value;
-  Value vector = LLVM::InsertElementOp::create(
-      b, loc,
-      LLVM::PoisonOp::create(b, loc, VectorType::get({lanes}, value.getType())),
-      value, i32(b, loc, 0));
-  if (lanes == 1)
-    return vector;
-  return LLVM::ShuffleVectorOp::create(b, loc, vector, vector,
-                                       SmallVector<int32_t>(lanes, 0));
 }
 
 /// The bytes of an element of `type` (a scalar or a vector), the alignment
@@ -151,15 +148,15 @@ public:
   unsigned getWarpSize() const override { return 1; }
   Value programId(OpBuilder &b, Location loc, ProgramAxis axis) const override {
     return callRuntime(b, loc, "tessera_cpu_program_id", b.getI32Type(),
-                       {i32(b, loc, static_cast<int>(axis))});
+                       {i32Constant(b, loc, static_cast<int>(axis))});
   }
   Value numPrograms(OpBuilder &b, Location loc,
                     ProgramAxis axis) const override {
     return callRuntime(b, loc, "tessera_cpu_num_programs", b.getI32Type(),
-                       {i32(b, loc, static_cast<int>(axis))});
+                       {i32Constant(b, loc, static_cast<int>(axis))});
   }
   Value threadId(OpBuilder &b, Location loc) const override {
-    return i32(b, loc, 0);
+    return i32Constant(b, loc, 0);
   }
   // One lane: every lane is this one.
   Value shuffleXor(OpBuilder &, Location, Value value,
@@ -205,7 +202,7 @@ public:
     Type element = vector.getElementType();
     Value result = other ? other : LLVM::ZeroOp::create(b, loc, vector);
     for (unsigned i = 0, n = vector.getNumElements(); i < n; ++i) {
-      Value index = i32(b, loc, i);
+      Value index = i32Constant(b, loc, i);
       Value at = LLVM::GEPOp::create(b, loc, ptr.getType(), element, ptr,
                                      ArrayRef<LLVM::GEPArg>{int32_t(i)});
       Value bit = isa<VectorType>(pred.getType())
@@ -248,7 +245,7 @@ public:
     callRuntime(b, loc, "tessera_cpu_assert_fail",
                 LLVM::LLVMVoidType::get(b.getContext()),
                 {stringConstant(b, loc, message), stringConstant(b, loc, file),
-                 i32(b, loc, line), stringConstant(b, loc, function)});
+                 i32Constant(b, loc, line), stringConstant(b, loc, function)});
   }
   void populateMathPatterns(LLVMTypeConverter &,
                             RewritePatternSet &patterns) const override {

@@ -23,6 +23,10 @@
 using namespace mlir;
 using namespace mlir::tile;
 
+/// `value` as a vector: itself where it is one, else `lanes` copies
+/// (CpuBackend.cpp).
+Value splat(OpBuilder &b, Location loc, Value value, unsigned lanes);
+
 namespace {
 
 /// Whether one thread holds every element of a tensor in `layout`.
@@ -188,10 +192,7 @@ public:
                     bElement);
                 scf::YieldOp::create(
                     b, loc,
-                    multiplyAdd(b, loc,
-                                packVector(b, loc,
-                                           SmallVector<Value>(width, lhs),
-                                           chunkType),
+                    multiplyAdd(b, loc, width == 1 ? lhs : splat(b, loc, lhs, width),
                                 rhs, sums.front()));
               });
           LLVM::StoreOp::create(rewriter, loc, stepLoop.getResult(0),

@@ -2,11 +2,11 @@
 dtypes, odd shapes, blocks, warps, layouts, pipelining and fused epilogues,
 and a flash-attention forward pass (tutorial 06), against numpy in float64.
 
-The host interpreter and the CPU backend (`--device=cpu`) run the small cases;
-`--device=cuda` runs them and the large ones on the GPU. bf16 and fp8 operands travel as their bits (uint16,
-uint8: numpy has neither type) and the kernel bitcasts them, so they run on
-both; where torch is installed, they are also passed as torch tensors of
-those types.
+The host interpreter and the CPU backend (`--device=cpu`) run the small
+cases; `--device=cuda` runs them and the large ones on the GPU. bf16 and fp8
+operands travel as their bits (uint16, uint8: numpy has neither type) and the
+kernel bitcasts them, so they run on both; where torch is installed, they
+are also passed as torch tensors of those types.
 """
 
 import numpy as np
